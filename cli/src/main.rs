@@ -1,0 +1,335 @@
+//! `toolcell`: list, inspect and invoke WebAssembly tools.
+
+mod parse;
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+use clap::{Args, Parser, Subcommand};
+use serde_json::{Map, Value, json};
+use toolcell_runtime::{LimitOverrides, Runtime, ToolCall, ToolDefinition};
+
+/// Exit code when the tool call itself failed (the printed output says how).
+const EXIT_TOOL_ERROR: u8 = 1;
+/// Exit code for a usage error: bad flags, unreadable files, a tool that cannot be loaded.
+const EXIT_USAGE: u8 = 2;
+
+/// Run sandboxed WebAssembly tools for LLM agents.
+///
+/// Tools come from --tools-dir (or TOOLCELL_TOOLS_DIR); without either, from the five
+/// standard tools built into this binary (calculator, json_query, regex, datetime,
+/// unit_convert). A NAME|FILE argument that names a `.wasm` file loads just that file.
+#[derive(Debug, Parser)]
+#[command(name = "toolcell", version, propagate_version = true)]
+struct Cli {
+    /// Load tools from this folder (every *.wasm in it) instead of the built-in tools.
+    #[arg(long, global = true, env = "TOOLCELL_TOOLS_DIR", value_name = "DIR")]
+    tools_dir: Option<PathBuf>,
+
+    /// Keep compiled tools here [default: $XDG_CACHE_HOME/toolcell or ~/.cache/toolcell].
+    #[arg(long, global = true, env = "TOOLCELL_CACHE_DIR", value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+
+    /// Compile every tool afresh; read and write no cache.
+    #[arg(long, global = true)]
+    no_cache: bool,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List the tools: name, version, description. Components that failed to load are
+    /// reported as warnings.
+    List {
+        /// Print JSON: {"tools": [definitions], "diagnostics": [...]}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one tool's definition: description, parameters, limits.
+    Schema {
+        /// A tool name, or the path of a .wasm file.
+        tool: String,
+        /// Print the definition as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Call a tool and print its output as JSON. Exit code 0 when the call succeeded, 1 when
+    /// it failed (the output says why), 2 for a usage error.
+    Invoke(InvokeArgs),
+}
+
+#[derive(Debug, Args)]
+struct InvokeArgs {
+    /// A tool name, or the path of a .wasm file.
+    tool: String,
+    /// The arguments as a JSON object; `-` reads them from stdin. Default: {}.
+    #[arg(value_name = "ARGS_JSON", conflicts_with = "args_file")]
+    arguments: Option<String>,
+    /// Read the arguments from this file.
+    #[arg(long, value_name = "FILE")]
+    args_file: Option<PathBuf>,
+    /// Host context for the tool, as a JSON object (never part of the schema).
+    #[arg(long, value_name = "JSON")]
+    context: Option<String>,
+    /// The call id given to the tool.
+    #[arg(long, default_value = "cli")]
+    id: String,
+    /// Fuel limit (about one unit per WebAssembly instruction).
+    #[arg(long, value_name = "N")]
+    fuel: Option<u64>,
+    /// Wall-clock limit, e.g. 500ms, 2s, 1m.
+    #[arg(long, value_name = "DURATION", value_parser = parse::duration)]
+    timeout: Option<Duration>,
+    /// Memory limit, e.g. 32MiB, 512KiB, 1GiB, or bytes.
+    #[arg(long, value_name = "SIZE", value_parser = parse::size)]
+    memory: Option<u64>,
+    /// Largest result accepted, e.g. 64KiB.
+    #[arg(long, value_name = "SIZE", value_parser = parse::size)]
+    max_output: Option<u64>,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return if err.use_stderr() { ExitCode::from(EXIT_USAGE) } else { ExitCode::SUCCESS };
+        }
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_env("TOOLCELL_LOG"))
+        .with_writer(std::io::stderr)
+        .init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("error: cannot start the async runtime: {err}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let cache = if cli.no_cache { None } else { cli.cache_dir.clone().or_else(default_cache_dir) };
+    let source = Source { tools_dir: cli.tools_dir.as_deref(), cache: cache.as_deref() };
+    match cli.command {
+        Command::List { json } => list(source, json).await,
+        Command::Schema { tool, json } => schema(source, &tool, json).await,
+        Command::Invoke(args) => invoke(source, args).await,
+    }
+}
+
+/// Where the tools come from and where compiled ones are kept.
+#[derive(Debug, Clone, Copy)]
+struct Source<'a> {
+    tools_dir: Option<&'a Path>,
+    cache: Option<&'a Path>,
+}
+
+fn default_cache_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))?;
+    Some(base.join("toolcell"))
+}
+
+async fn list(source: Source<'_>, as_json: bool) -> anyhow::Result<ExitCode> {
+    let runtime = load(source, None).await?;
+    if as_json {
+        let tools: Vec<&ToolDefinition> = runtime.definitions().collect();
+        print_json(&json!({ "tools": tools, "diagnostics": runtime.diagnostics() }))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    warn_diagnostics(&runtime);
+    let rows: Vec<[String; 3]> = runtime
+        .definitions()
+        .map(|tool| [tool.name.clone(), tool.version.clone(), summary(&tool.description)])
+        .collect();
+    let width =
+        |column: usize, title: &str| rows.iter().map(|row| row[column].len()).max().unwrap_or(0).max(title.len());
+    let (name_width, version_width) = (width(0, "NAME"), width(1, "VERSION"));
+    println!("{:name_width$}  {:version_width$}  DESCRIPTION", "NAME", "VERSION");
+    for [name, version, description] in rows {
+        println!("{name:name_width$}  {version:version_width$}  {description}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn schema(source: Source<'_>, tool: &str, as_json: bool) -> anyhow::Result<ExitCode> {
+    let (runtime, name) = load_one(source, tool).await?;
+    let definition = runtime.definition(&name).context("the tool disappeared after loading")?;
+    if as_json {
+        print_json(definition)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("{} {}", definition.name, definition.version);
+    println!("source: {}", runtime.source(&name).unwrap_or("?"));
+    println!("\n{}\n", definition.description);
+    println!("parameters:");
+    let required: Vec<&str> = definition.parameters["required"]
+        .as_array()
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let properties = definition.parameters["properties"].as_object().cloned().unwrap_or_default();
+    if properties.is_empty() {
+        println!("  (none)");
+    }
+    for (property, schema) in &properties {
+        let kind = if required.contains(&property.as_str()) { "required" } else { "optional" };
+        let description = schema["description"].as_str().map(first_line).unwrap_or_default();
+        println!("  {property} ({}, {kind}): {description}", type_summary(schema));
+    }
+    if let Some(limits) = runtime.limits(&name) {
+        println!(
+            "\nlimits: fuel {}, timeout {} ms, memory {} bytes, arguments {} bytes, output {} bytes",
+            limits.fuel,
+            limits.timeout.as_millis(),
+            limits.memory_bytes,
+            limits.max_argument_bytes,
+            limits.max_output_bytes
+        );
+    }
+    println!("\nFull JSON Schema: toolcell schema {tool} --json");
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn invoke(source: Source<'_>, args: InvokeArgs) -> anyhow::Result<ExitCode> {
+    let arguments = match (&args.arguments, &args.args_file) {
+        (Some(dash), None) if dash == "-" => {
+            let mut text = String::new();
+            std::io::stdin().read_to_string(&mut text).context("cannot read the arguments from stdin")?;
+            text
+        }
+        (Some(text), None) => text.clone(),
+        (None, Some(file)) => std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read the arguments file {}", file.display()))?,
+        (None, None) => "{}".to_owned(),
+        (Some(_), Some(_)) => bail!("give the arguments either inline or with --args-file, not both"),
+    };
+    let context = match &args.context {
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => map,
+            Ok(_) => bail!("--context must be a JSON object, e.g. '{{\"time_zone\": \"Europe/Paris\"}}'"),
+            Err(err) => bail!("--context is not valid JSON: {err}"),
+        },
+        None => Map::new(),
+    };
+    let mut limits = LimitOverrides::new();
+    limits.fuel = args.fuel;
+    limits.timeout = args.timeout;
+    limits.memory_bytes = args.memory;
+    limits.max_output_bytes = args.max_output;
+
+    let (runtime, name) = load_one(source, &args.tool).await?;
+    let call = ToolCall::new(args.id, name, arguments).with_context(context).with_limits(limits);
+    let output = runtime.call(call).await;
+    print_json(&output)?;
+    Ok(if output.is_error { ExitCode::from(EXIT_TOOL_ERROR) } else { ExitCode::SUCCESS })
+}
+
+/// Loads the runtime for a NAME|FILE argument and returns the tool's name. A file is loaded
+/// alone; a name is looked up among the tools, with suggestions when it is not there.
+async fn load_one(source: Source<'_>, tool: &str) -> anyhow::Result<(Runtime, String)> {
+    let path = Path::new(tool);
+    if tool.ends_with(".wasm") || path.is_file() {
+        if !path.is_file() {
+            bail!("{tool} is not a file");
+        }
+        let runtime = load(source, Some(path)).await?;
+        if let Some(diagnostic) = runtime.diagnostics().first() {
+            bail!("cannot load {diagnostic}");
+        }
+        let name = runtime.definitions().next().map(|tool| tool.name.clone()).context("the file defines no tool")?;
+        return Ok((runtime, name));
+    }
+    let runtime = load(source, None).await?;
+    if runtime.definition(tool).is_none() {
+        warn_diagnostics(&runtime);
+        let names: Vec<&str> = runtime.definitions().map(|tool| tool.name.as_str()).collect();
+        bail!("there is no tool named `{tool}`; available: {}", names.join(", "));
+    }
+    Ok((runtime, tool.to_owned()))
+}
+
+/// A runtime over one file, a tools folder, or the built-in tools.
+async fn load(source: Source<'_>, file: Option<&Path>) -> anyhow::Result<Runtime> {
+    let mut builder = Runtime::builder();
+    if let Some(cache) = source.cache {
+        builder = builder.compile_cache(cache);
+    }
+    let builder = match (file, source.tools_dir) {
+        (Some(file), _) => builder.component_file(file),
+        (None, Some(dir)) => builder.tools_dir(dir),
+        (None, None) => toolcell_tools::ALL
+            .iter()
+            .fold(builder, |builder, (file, bytes)| builder.component_bytes(format!("builtin:{file}"), *bytes)),
+    };
+    Ok(builder.build().await?)
+}
+
+fn warn_diagnostics(runtime: &Runtime) {
+    for diagnostic in runtime.diagnostics() {
+        eprintln!("warning: not loaded: {diagnostic}");
+    }
+}
+
+fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or_default().to_owned()
+}
+
+/// The first sentence of a description, cut to fit a table row.
+fn summary(description: &str) -> String {
+    const MAX_CHARS: usize = 80;
+    let line = first_line(description);
+    let sentence = line.find(". ").map_or(line.as_str(), |end| &line[..=end]);
+    if sentence.chars().count() <= MAX_CHARS {
+        sentence.to_owned()
+    } else {
+        let cut: String = sentence.chars().take(MAX_CHARS - 1).collect();
+        format!("{}…", cut.trim_end())
+    }
+}
+
+/// `string`, `integer`, `array of string`, `one of: "a", "b"`.
+fn type_summary(schema: &Value) -> String {
+    if let Some(values) = schema["enum"].as_array() {
+        let values: Vec<String> = values.iter().map(Value::to_string).collect();
+        return format!("one of: {}", values.join(", "));
+    }
+    let variants = schema["oneOf"].as_array().or_else(|| schema["anyOf"].as_array());
+    if let Some(variants) = variants
+        && variants.iter().all(|variant| variant.get("const").is_some())
+    {
+        let values: Vec<String> = variants.iter().map(|variant| variant["const"].to_string()).collect();
+        return format!("one of: {}", values.join(", "));
+    }
+    if let Some(variants) = variants {
+        return variants.iter().map(type_summary).collect::<Vec<_>>().join(" or ");
+    }
+    if let Some(reference) = schema["$ref"].as_str() {
+        return reference.rsplit('/').next().unwrap_or(reference).to_owned();
+    }
+    match &schema["type"] {
+        Value::String(kind) if kind == "array" => format!("array of {}", type_summary(&schema["items"])),
+        Value::String(kind) => kind.clone(),
+        Value::Array(kinds) => kinds.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" or "),
+        _ => "any".to_owned(),
+    }
+}

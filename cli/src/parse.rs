@@ -1,0 +1,62 @@
+//! Human-friendly values on the command line: `2s`, `500ms`, `32MiB`.
+
+use std::time::Duration;
+
+/// `500ms`, `2s`, `1.5s`, `1m`; a bare number is seconds.
+pub fn duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number.parse().map_err(|_| format!("`{text}` is not a duration; write e.g. 500ms, 2s or 1m"))?;
+    let seconds = match unit.trim() {
+        "ms" => number / 1000.0,
+        "" | "s" => number,
+        "m" | "min" => number * 60.0,
+        other => return Err(format!("unknown duration unit `{other}`; use ms, s or m")),
+    };
+    Duration::try_from_secs_f64(seconds).map_err(|err| format!("`{text}` is not a usable duration: {err}"))
+}
+
+/// `32MiB`, `512KiB`, `1GiB`, `64MB`, `1000`; a bare number is bytes.
+pub fn size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: u64 =
+        number.parse().map_err(|_| format!("`{text}` is not a size; write e.g. 32MiB, 512KiB or 1048576"))?;
+    let multiplier: u64 = match unit.trim() {
+        "" | "B" => 1,
+        "KiB" | "K" => 1 << 10,
+        "MiB" | "M" => 1 << 20,
+        "GiB" | "G" => 1 << 30,
+        "KB" | "kB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        other => return Err(format!("unknown size unit `{other}`; use B, KiB, MiB, GiB, KB, MB or GB")),
+    };
+    number.checked_mul(multiplier).ok_or_else(|| format!("`{text}` is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(duration("2s"), Ok(Duration::from_secs(2)));
+        assert_eq!(duration("1.5"), Ok(Duration::from_millis(1500)));
+        assert_eq!(duration("1m"), Ok(Duration::from_secs(60)));
+        assert!(duration("soon").is_err());
+        assert!(duration("2h").is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(size("32MiB"), Ok(32 << 20));
+        assert_eq!(size("64MB"), Ok(64_000_000));
+        assert_eq!(size("1000"), Ok(1000));
+        assert!(size("lots").is_err());
+        assert!(size("99999999999GiB").is_err());
+    }
+}

@@ -1,0 +1,222 @@
+//! Build tool components for `wasm32-wasip2` from a build script.
+//!
+//! A build script calls [`GuestBuild::run`] to compile some of the workspace's packages as
+//! components with a nested `cargo build`, then gets the `.wasm` files copied into a folder
+//! of its `OUT_DIR`. The nested build uses its own target directory (next to the outer one,
+//! shared by every profile), so it never waits on the outer build's lock and rebuilds only
+//! what changed.
+
+use std::collections::BTreeSet;
+use std::env;
+use std::fmt::Write as _;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The target every toolcell component is built for.
+pub const TARGET: &str = "wasm32-wasip2";
+
+/// One built component.
+#[derive(Debug, Clone)]
+pub struct Artifact {
+    /// The cargo target's name (`toolcell_tool_calculator`, or an example's name).
+    pub target_name: String,
+    /// Where the `.wasm` file was copied.
+    pub path: PathBuf,
+}
+
+/// A nested `cargo build --release --target wasm32-wasip2` of some workspace packages.
+#[derive(Debug, Default)]
+pub struct GuestBuild {
+    packages: Vec<String>,
+    libs: bool,
+    examples: bool,
+    bins: bool,
+}
+
+impl GuestBuild {
+    /// A build of nothing yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Builds (some targets of) this package.
+    pub fn package(mut self, name: &str) -> Self {
+        self.packages.push(name.to_owned());
+        self
+    }
+
+    /// Builds the packages' libraries (declared with `crate-type = ["cdylib"]`).
+    pub fn libs(mut self) -> Self {
+        self.libs = true;
+        self
+    }
+
+    /// Also builds the packages' examples (declared with `crate-type = ["cdylib"]`).
+    pub fn examples(mut self) -> Self {
+        self.examples = true;
+        self
+    }
+
+    /// Also builds the packages' binaries (`wasi:cli` command components).
+    pub fn bins(mut self) -> Self {
+        self.bins = true;
+        self
+    }
+
+    /// Runs the build and copies every component into `$OUT_DIR/<out_subdir>/`, named by
+    /// `rename` applied to the cargo target's name. Registers `rerun-if-changed` for every
+    /// source file the components were built from.
+    ///
+    /// Panics with instructions when the target is missing or the build fails: a build
+    /// script has no better way to report it.
+    pub fn run(self, out_subdir: &str, rename: impl Fn(&str) -> String) -> Vec<Artifact> {
+        ensure_target_installed();
+        let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR is set for build scripts"));
+        let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR is set"));
+        let target_dir = guest_target_dir(&out_dir);
+
+        let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut command = Command::new(cargo);
+        command
+            .current_dir(&manifest_dir)
+            .args(["build", "--release", "--target", TARGET, "--message-format=json-render-diagnostics"])
+            .env("CARGO_TARGET_DIR", &target_dir)
+            .stdout(Stdio::piped());
+        // The outer build's flags, wrappers (clippy-driver) and target are for the host.
+        for var in ["CARGO_ENCODED_RUSTFLAGS", "RUSTC_WORKSPACE_WRAPPER", "RUSTC_WRAPPER", "CARGO_BUILD_TARGET"] {
+            command.env_remove(var);
+        }
+        for package in &self.packages {
+            command.args(["--package", package]);
+        }
+        if self.libs {
+            command.arg("--lib");
+        }
+        if self.examples {
+            command.arg("--examples");
+        }
+        if self.bins {
+            command.arg("--bins");
+        }
+
+        let mut child =
+            command.spawn().unwrap_or_else(|err| panic!("could not run cargo for the {TARGET} guests: {err}"));
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let mut built = Vec::new();
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else { continue };
+            if message["reason"] != "compiler-artifact" {
+                continue;
+            }
+            let name = message["target"]["name"].as_str().unwrap_or_default().to_owned();
+            let wasm = message["filenames"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|file| file.as_str())
+                .find(|file| file.ends_with(".wasm"));
+            if let Some(wasm) = wasm {
+                built.push((name, PathBuf::from(wasm)));
+            }
+        }
+        let status = child.wait().expect("cargo ran");
+        if !status.success() {
+            panic!(
+                "building the {TARGET} guests failed (see the errors above). \
+                 If the target is missing, run `rustup target add {TARGET}`."
+            );
+        }
+
+        let dest_dir = out_dir.join(out_subdir);
+        std::fs::create_dir_all(&dest_dir).expect("create the guests folder in OUT_DIR");
+        let workspace_root = workspace_root(&manifest_dir);
+        let mut sources = BTreeSet::new();
+        let mut artifacts = Vec::new();
+        for (target_name, wasm) in built {
+            let path = dest_dir.join(format!("{}.wasm", rename(&target_name)));
+            std::fs::copy(&wasm, &path)
+                .unwrap_or_else(|err| panic!("copy {} to {}: {err}", wasm.display(), path.display()));
+            sources.extend(dep_info_sources(&wasm.with_extension("d"), &workspace_root));
+            artifacts.push(Artifact { target_name, path });
+        }
+        for source in sources {
+            println!("cargo:rerun-if-changed={}", source.display());
+        }
+        println!("cargo:rerun-if-changed={}", workspace_root.join("Cargo.lock").display());
+        artifacts.sort_by(|a, b| a.target_name.cmp(&b.target_name));
+        artifacts
+    }
+}
+
+/// Writes `pub const NAME: &str = "path";` for each artifact, NAME being its file stem in
+/// upper case, for a crate to `include!`.
+pub fn path_constants(artifacts: &[Artifact]) -> String {
+    let mut code = String::new();
+    for artifact in artifacts {
+        let stem = artifact.path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        let _ = writeln!(code, "pub const {}: &str = {:?};", stem.to_uppercase().replace('-', "_"), artifact.path);
+    }
+    code
+}
+
+fn ensure_target_installed() {
+    if target_installed() {
+        return;
+    }
+    // rust-toolchain.toml names the target, but rustup does not add a missing target to an
+    // already-installed toolchain; add it once, for this toolchain (RUSTUP_TOOLCHAIN).
+    let added = Command::new("rustup").args(["target", "add", TARGET]).status().is_ok_and(|status| status.success());
+    if !added || !target_installed() {
+        panic!("the {TARGET} target is not installed and could not be added: run `rustup target add {TARGET}`");
+    }
+}
+
+fn target_installed() -> bool {
+    let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    Command::new(rustc)
+        .args(["--print", "target-libdir", "--target", TARGET])
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .map(|output| PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()))
+        .is_some_and(|libdir| libdir.join("libstd.rlib").exists() || has_std(&libdir))
+}
+
+fn has_std(libdir: &Path) -> bool {
+    std::fs::read_dir(libdir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|entry| entry.file_name().to_string_lossy().starts_with("libstd-"))
+}
+
+/// `<outer target dir>/wasm-guests`: the outer target dir is the nearest ancestor of
+/// `OUT_DIR` that cargo marked with `CACHEDIR.TAG`.
+fn guest_target_dir(out_dir: &Path) -> PathBuf {
+    let outer = out_dir.ancestors().find(|dir| dir.join("CACHEDIR.TAG").is_file()).unwrap_or(out_dir);
+    outer.join("wasm-guests")
+}
+
+fn workspace_root(manifest_dir: &Path) -> PathBuf {
+    manifest_dir.ancestors().filter(|dir| dir.join("Cargo.lock").is_file()).last().unwrap_or(manifest_dir).to_path_buf()
+}
+
+/// The workspace source files listed in a rustc dep-info (`.d`) file.
+fn dep_info_sources(dep_info: &Path, workspace_root: &Path) -> Vec<PathBuf> {
+    let Ok(text) = std::fs::read_to_string(dep_info) else { return Vec::new() };
+    let Some((_, deps)) = text.lines().next().and_then(|line| line.split_once(": ")) else { return Vec::new() };
+    let mut sources = Vec::new();
+    let mut current = String::new();
+    let mut chars = deps.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => current.extend(chars.next()),
+            ' ' => sources.push(std::mem::take(&mut current)),
+            c => current.push(c),
+        }
+    }
+    sources.push(current);
+    sources.into_iter().filter(|s| !s.is_empty()).map(PathBuf::from).filter(|p| p.starts_with(workspace_root)).collect()
+}

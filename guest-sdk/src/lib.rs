@@ -1,0 +1,158 @@
+//! Write a [toolcell](https://github.com/toolcell/toolcell) tool as a plain Rust function.
+//!
+//! ```
+//! use toolcell_guest::{tool, Context, Tool, ToolError};
+//!
+//! /// Add two numbers.
+//! #[tool]
+//! fn add(
+//!     /// The first addend.
+//!     a: f64,
+//!     /// The second addend.
+//!     b: f64,
+//! ) -> Result<f64, ToolError> {
+//!     Ok(a + b)
+//! }
+//!
+//! // The generated `AddTool` runs natively too: the logic and the schema are testable.
+//! assert_eq!(AddTool::invoke(r#"{"a": 1, "b": 2}"#, Context::default()).unwrap(), "3.0");
+//! assert_eq!(AddTool::metadata().parameters_schema["required"], serde_json::json!(["a", "b"]));
+//! ```
+//!
+//! [`tool`] derives the tool's name, description, version and the JSON Schema of its
+//! arguments from the signature and doc comments, generates a [`Tool`] implementation named
+//! after the function (`add` -> `AddTool`) that can be tested natively, and, when compiled
+//! for `wasm32-wasip2`, exports the component's `toolcell:tool/tool` world. A tool crate
+//! depends on this crate alone: argument and result types use [`json`] to derive what they
+//! need through it.
+
+mod context;
+mod error;
+mod schema;
+
+pub use context::Context;
+pub use error::ToolError;
+pub use toolcell_guest_macros::{json, tool};
+
+/// What a tool tells the host about itself: the `tool-metadata` record of the WIT world.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Metadata {
+    /// The name a model calls the tool by.
+    pub name: String,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// The tool's semantic version.
+    pub version: String,
+    /// JSON Schema (2020-12) of the arguments object.
+    pub parameters_schema: serde_json::Value,
+    /// JSON Schema of the result, when the tool declares one.
+    pub output_schema: Option<serde_json::Value>,
+}
+
+/// A tool: what [`tool`] generates, and what a hand-written tool implements before
+/// calling [`export!`].
+pub trait Tool {
+    /// Describes the tool.
+    fn metadata() -> Metadata;
+
+    /// Runs the tool on a JSON arguments object and returns the JSON result as text.
+    ///
+    /// # Errors
+    /// A [`ToolError`] when the arguments cannot be used or the work fails.
+    fn invoke(arguments: &str, context: Context) -> Result<String, ToolError>;
+}
+
+/// Exports a [`Tool`] as this component's `tool` world. [`tool`] calls it for you; call it
+/// yourself only for a hand-written [`Tool`]. Once per crate. Expands to nothing when not
+/// compiling for WebAssembly, so the crate still builds and tests natively.
+#[macro_export]
+macro_rules! export {
+    ($tool:ty) => {
+        #[cfg(target_arch = "wasm32")]
+        #[doc(hidden)]
+        #[allow(unsafe_code)]
+        mod __toolcell_export {
+            use super::*;
+
+            struct Export;
+
+            impl $crate::__private::bindings::Guest for Export {
+                fn metadata() -> $crate::__private::bindings::ToolMetadata {
+                    $crate::__private::metadata_to_wit(<$tool as $crate::Tool>::metadata())
+                }
+
+                fn invoke(
+                    arguments: $crate::__private::String,
+                    context: $crate::__private::bindings::CallContext,
+                ) -> ::core::result::Result<$crate::__private::String, $crate::__private::bindings::ToolError>
+                {
+                    $crate::__private::invoke::<$tool>(&arguments, context)
+                }
+            }
+
+            $crate::__private::bindings::export_tool_world!(Export with_types_in $crate::__private::bindings);
+        }
+
+        /// The exported tool's metadata; keeps the tool type used in native builds too.
+        #[cfg(not(target_arch = "wasm32"))]
+        #[doc(hidden)]
+        pub fn __toolcell_exported_metadata() -> $crate::Metadata {
+            <$tool as $crate::Tool>::metadata()
+        }
+    };
+}
+
+/// Support for the code [`tool`], [`json`] and [`export!`] generate. Not a stable API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::schema::{output_schema, parameters_schema};
+    pub use ::schemars;
+    pub use ::serde;
+    pub use ::serde_json;
+    pub use std::string::String;
+
+    use crate::{Context, Metadata, Tool, ToolError};
+
+    /// The bindings of `wit/tool.wit`, generated once for every tool.
+    #[allow(missing_docs, unsafe_code, missing_debug_implementations)]
+    pub mod bindings {
+        wit_bindgen::generate!({
+            path: "../wit",
+            world: "tool",
+            pub_export_macro: true,
+            export_macro_name: "export_tool_world",
+            default_bindings_module: "toolcell_guest::__private::bindings",
+        });
+    }
+
+    /// Parses the arguments object into the generated arguments struct.
+    ///
+    /// The host has already validated the arguments against the schema, so a failure here
+    /// means the tool was called by something other than a toolcell host.
+    pub fn parse_arguments<A: serde::de::DeserializeOwned>(arguments: &str) -> Result<A, ToolError> {
+        serde_json::from_str(arguments)
+            .map_err(|err| ToolError::invalid_arguments(format!("the arguments do not match the schema: {err}")))
+    }
+
+    /// Serializes a tool function's result to the JSON text the host receives.
+    pub fn to_output<T: serde::Serialize>(result: Result<T, ToolError>) -> Result<String, ToolError> {
+        let value = result?;
+        serde_json::to_string(&value)
+            .map_err(|err| ToolError::failed(format!("the tool's result could not be serialized as JSON: {err}")))
+    }
+
+    pub fn metadata_to_wit(metadata: Metadata) -> bindings::ToolMetadata {
+        bindings::ToolMetadata {
+            name: metadata.name,
+            description: metadata.description,
+            version: metadata.version,
+            parameters_schema: metadata.parameters_schema.to_string(),
+            output_schema: metadata.output_schema.map(|schema| schema.to_string()),
+        }
+    }
+
+    pub fn invoke<T: Tool>(arguments: &str, context: bindings::CallContext) -> Result<String, bindings::ToolError> {
+        let context = Context::from_host(context.call_id, &context.host_context);
+        T::invoke(arguments, context).map_err(ToolError::into_wit)
+    }
+}

@@ -1,0 +1,43 @@
+# toolcell tasks. Every recipe is a plain cargo command you can also run by hand.
+
+# List the recipes.
+default:
+    @just --list
+
+# Build the CLI, which builds the five standard tools for wasm32-wasip2 on the way.
+build:
+    cargo build -p toolcell-cli
+
+# Build only the standard tools (into target/*/build/toolcell-tools-*/out/tools/).
+tools:
+    cargo build -p toolcell-tools
+
+# The demo: list the tools, then evaluate an expression with the calculator.
+demo:
+    cargo run -q -p toolcell-cli -- list
+    cargo run -q -p toolcell-cli -- invoke calculator '{"expression": "2 * (3 + sqrt(16)) ^ 2"}'
+
+# Run every test (the same command CI runs).
+test:
+    cargo test --workspace
+
+# Format check and clippy with warnings as errors.
+lint:
+    cargo fmt --all --check
+    cargo clippy --workspace --all-targets -- -D warnings
+
+# Format the code.
+fmt:
+    cargo fmt --all
+
+# The embedding example.
+example:
+    cargo run -q -p toolcell-runtime --example embed
+
+# Call-cost benchmark (release build).
+bench:
+    cargo bench -p toolcell-runtime --bench calls
+
+# Everything CI does.
+ci:
+    bash .ci/run

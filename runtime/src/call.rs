@@ -1,0 +1,204 @@
+//! What goes into a call and what comes out of it.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::error::CallError;
+use crate::limits::LimitOverrides;
+
+/// One call a model asked for.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ToolCall {
+    /// The call id the model's provider issued; echoed in the output and given to the tool.
+    pub id: String,
+    /// The tool to call.
+    pub name: String,
+    /// The arguments, as the provider delivered them.
+    pub arguments: Arguments,
+    /// Values from the host application for the tool (a user id, a locale), never part of
+    /// the schema and never seen by the model.
+    pub context: Map<String, Value>,
+    /// Limits for this call only, on top of the tool's.
+    pub limits: LimitOverrides,
+}
+
+impl ToolCall {
+    /// A call with no host context and the tool's own limits.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: impl Into<Arguments>) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+            context: Map::new(),
+            limits: LimitOverrides::default(),
+        }
+    }
+
+    /// Gives the tool these host values (see [`ToolCall::context`]).
+    #[must_use]
+    pub fn with_context(mut self, context: Map<String, Value>) -> Self {
+        self.context = context;
+        self
+    }
+
+    /// Runs this call under these limits, on top of the tool's.
+    #[must_use]
+    pub fn with_limits(mut self, limits: LimitOverrides) -> Self {
+        self.limits = limits;
+        self
+    }
+}
+
+/// A call's arguments: JSON text (as OpenAI sends them) or an already-parsed value (as
+/// Anthropic sends them). Either way they must form a JSON object; empty text counts as `{}`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arguments {
+    /// JSON text.
+    Json(String),
+    /// A parsed JSON value.
+    Value(Value),
+}
+
+impl From<String> for Arguments {
+    fn from(json: String) -> Self {
+        Self::Json(json)
+    }
+}
+
+impl From<&str> for Arguments {
+    fn from(json: &str) -> Self {
+        Self::Json(json.to_owned())
+    }
+}
+
+impl From<Value> for Arguments {
+    fn from(value: Value) -> Self {
+        Self::Value(value)
+    }
+}
+
+/// The outcome of a call, success or not. [`Runtime::call`](crate::Runtime::call) always
+/// returns one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ToolOutput {
+    /// The call's id.
+    pub call_id: String,
+    /// The tool's name, as called.
+    pub tool: String,
+    /// What to give the model: the result JSON on success, the error's message otherwise.
+    pub content: String,
+    /// Whether the call failed.
+    pub is_error: bool,
+    /// The error, when the call failed, with its `retryable` flag.
+    #[serde(serialize_with = "serialize_error", skip_serializing_if = "Option::is_none", default)]
+    pub error: Option<CallError>,
+    /// What the call used.
+    pub usage: Usage,
+    /// Operator detail: guest output and trap text. Never part of `content`.
+    #[serde(skip_serializing_if = "Diagnostics::is_empty", default)]
+    pub diagnostics: Diagnostics,
+}
+
+impl ToolOutput {
+    /// The result as JSON, when the call succeeded.
+    pub fn value(&self) -> Option<Value> {
+        if self.is_error { None } else { serde_json::from_str(&self.content).ok() }
+    }
+
+    pub(crate) fn success(call: &ToolCall, content: String, usage: Usage, diagnostics: Diagnostics) -> Self {
+        Self {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            content,
+            is_error: false,
+            error: None,
+            usage,
+            diagnostics,
+        }
+    }
+
+    pub(crate) fn failure(call: &ToolCall, error: CallError, usage: Usage, diagnostics: Diagnostics) -> Self {
+        Self {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            content: error.to_string(),
+            is_error: true,
+            error: Some(error),
+            usage,
+            diagnostics,
+        }
+    }
+}
+
+fn serialize_error<S: Serializer>(error: &Option<CallError>, serializer: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct WithRetryable<'a> {
+        #[serde(flatten)]
+        error: &'a CallError,
+        retryable: bool,
+    }
+    match error {
+        Some(error) => WithRetryable { error, retryable: error.retryable() }.serialize(serializer),
+        None => serializer.serialize_none(),
+    }
+}
+
+/// What a call used.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Usage {
+    /// Wall-clock time of the whole call, validation included.
+    #[serde(rename = "duration_us", with = "duration_us")]
+    pub duration: Duration,
+    /// Fuel the guest consumed (0 when it never ran).
+    pub fuel_consumed: u64,
+    /// The most linear memory and table storage the instance held, in bytes.
+    pub peak_memory_bytes: u64,
+}
+
+/// Operator detail about a call: for logs and people, never for the model.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Diagnostics {
+    /// What the guest wrote to stdout, up to the capture limit.
+    #[serde(skip_serializing_if = "String::is_empty", default)]
+    pub stdout: String,
+    /// What the guest wrote to stderr (a panic message lands here), up to the capture limit.
+    #[serde(skip_serializing_if = "String::is_empty", default)]
+    pub stderr: String,
+    /// Bytes written beyond the capture limit and dropped, stdout and stderr together.
+    #[serde(skip_serializing_if = "is_zero", default)]
+    pub dropped_stdio_bytes: u64,
+    /// The trap or host error behind a failure, with its WebAssembly backtrace.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub detail: Option<String>,
+}
+
+impl Diagnostics {
+    /// Whether there is nothing to report.
+    pub fn is_empty(&self) -> bool {
+        self.stdout.is_empty() && self.stderr.is_empty() && self.dropped_stdio_bytes == 0 && self.detail.is_none()
+    }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+mod duration_us {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u64(u64::try_from(duration.as_micros()).unwrap_or(u64::MAX))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
+        u64::deserialize(deserializer).map(Duration::from_micros)
+    }
+}

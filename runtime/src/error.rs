@@ -1,0 +1,319 @@
+//! Everything that can go wrong in a call, as data a model can act on.
+
+use std::fmt::{self, Write as _};
+
+use serde::{Deserialize, Serialize};
+
+/// Why a call did not produce a result.
+///
+/// Every kind has a default [`retryable`](Self::retryable) flag and a model-facing message
+/// ([`Display`](fmt::Display)) that says what happened and what to do next. Nothing in the
+/// message comes from a trap, a backtrace or the guest's stderr: those are operator detail,
+/// kept in [`Diagnostics`](crate::Diagnostics) and logged with `tracing`.
+///
+/// Serialized with a `kind` tag, e.g. `{"kind": "timeout", "limit_ms": 5000}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum CallError {
+    /// No loaded tool has this name.
+    UnknownTool {
+        /// The name the model asked for.
+        name: String,
+        /// Loaded tool names close to it, closest first.
+        closest: Vec<String>,
+        /// Every loaded tool name.
+        available: Vec<String>,
+    },
+    /// The arguments are not JSON.
+    MalformedArguments {
+        /// The JSON parser's message.
+        error: String,
+        /// 1-based line of the error.
+        line: usize,
+        /// 1-based column of the error.
+        column: usize,
+    },
+    /// The arguments are JSON but do not match the tool's parameters schema.
+    InvalidArguments {
+        /// Every violation found.
+        violations: Vec<Violation>,
+    },
+    /// The arguments are larger than the call's limit.
+    ArgumentsTooLarge {
+        /// Size of the arguments JSON in bytes.
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// The tool looked at the arguments and rejected them (`invalid-arguments`).
+    RejectedArguments {
+        /// The tool's explanation.
+        message: String,
+    },
+    /// The tool reported a failure (`failed`).
+    ToolFailed {
+        /// The tool's explanation.
+        message: String,
+        /// The tool's judgement: may the same call succeed later?
+        retryable: bool,
+    },
+    /// The call ran past its wall-clock timeout and was stopped.
+    Timeout {
+        /// The timeout in milliseconds.
+        limit_ms: u64,
+    },
+    /// The call used up its fuel and was stopped.
+    FuelExhausted {
+        /// The fuel limit.
+        limit: u64,
+    },
+    /// The tool tried to use more memory than its limit and was stopped.
+    MemoryLimit {
+        /// The limit in bytes.
+        limit_bytes: u64,
+        /// The total the tool asked for when it was refused.
+        requested_bytes: u64,
+    },
+    /// The tool crashed: a bug in the tool.
+    Crashed {
+        /// How it crashed.
+        reason: CrashReason,
+    },
+    /// The result is larger than the call's limit and was discarded.
+    OutputTooLarge {
+        /// Size of the result in bytes.
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// The result is not JSON, or does not match the tool's output schema.
+    InvalidOutput {
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The host could not run the call, for a reason that is neither the model's nor the
+    /// tool's.
+    Internal {
+        /// What failed.
+        message: String,
+    },
+}
+
+/// One way the arguments break the parameters schema.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Violation {
+    /// JSON Pointer to the offending value in the arguments (`""` is the whole object).
+    pub pointer: String,
+    /// What was expected there.
+    pub message: String,
+}
+
+/// How a tool crashed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum CrashReason {
+    /// The tool panicked.
+    Panic,
+    /// The tool aborted or reached an `unreachable` instruction.
+    Abort,
+    /// The tool recursed too deeply.
+    StackOverflow,
+    /// The tool accessed memory or a table out of bounds, or a similar fault.
+    Fault,
+}
+
+impl CallError {
+    /// The kind, as in the serialized `kind` tag (`"timeout"`, `"invalid_arguments"`, ...).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::UnknownTool { .. } => "unknown_tool",
+            Self::MalformedArguments { .. } => "malformed_arguments",
+            Self::InvalidArguments { .. } => "invalid_arguments",
+            Self::ArgumentsTooLarge { .. } => "arguments_too_large",
+            Self::RejectedArguments { .. } => "rejected_arguments",
+            Self::ToolFailed { .. } => "tool_failed",
+            Self::Timeout { .. } => "timeout",
+            Self::FuelExhausted { .. } => "fuel_exhausted",
+            Self::MemoryLimit { .. } => "memory_limit",
+            Self::Crashed { .. } => "crashed",
+            Self::OutputTooLarge { .. } => "output_too_large",
+            Self::InvalidOutput { .. } => "invalid_output",
+            Self::Internal { .. } => "internal",
+        }
+    }
+
+    /// Whether calling again may succeed: `true` when the model can fix the call (the
+    /// message says how) or the condition is transient; `false` when the same call would
+    /// fail the same way.
+    pub fn retryable(&self) -> bool {
+        match self {
+            Self::UnknownTool { .. }
+            | Self::MalformedArguments { .. }
+            | Self::InvalidArguments { .. }
+            | Self::ArgumentsTooLarge { .. }
+            | Self::RejectedArguments { .. }
+            | Self::OutputTooLarge { .. }
+            | Self::Internal { .. } => true,
+            Self::ToolFailed { retryable, .. } => *retryable,
+            Self::Timeout { .. }
+            | Self::FuelExhausted { .. }
+            | Self::MemoryLimit { .. }
+            | Self::Crashed { .. }
+            | Self::InvalidOutput { .. } => false,
+        }
+    }
+
+    /// Whether the model caused the error with its call (and should fix it), as opposed to
+    /// the tool or the host failing.
+    pub fn is_caller_error(&self) -> bool {
+        matches!(
+            self,
+            Self::UnknownTool { .. }
+                | Self::MalformedArguments { .. }
+                | Self::InvalidArguments { .. }
+                | Self::ArgumentsTooLarge { .. }
+                | Self::RejectedArguments { .. }
+        )
+    }
+}
+
+impl fmt::Display for CallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnknownTool { name, closest, available } => {
+                write!(f, "There is no tool named `{name}`.")?;
+                if let Some(best) = closest.first() {
+                    write!(f, " Did you mean `{best}`?")?;
+                }
+                if available.is_empty() {
+                    write!(f, " No tools are available.")
+                } else {
+                    write!(f, " Available tools: {}. Call one of them by its exact name.", quoted_list(available))
+                }
+            }
+            Self::MalformedArguments { error, line, column } => write!(
+                f,
+                "The arguments are not valid JSON (line {line}, column {column}): {error}. \
+                 Send the arguments as a single JSON object, e.g. {{\"name\": \"value\"}}."
+            ),
+            Self::InvalidArguments { violations } => {
+                let count = violations.len();
+                let problems = if count == 1 { "1 problem" } else { &format!("{count} problems") };
+                write!(f, "The arguments do not match the tool's parameters schema ({problems}):")?;
+                for violation in violations {
+                    let at = if violation.pointer.is_empty() { "(top level)" } else { &violation.pointer };
+                    write!(f, "\n- {at}: {}", violation.message)?;
+                }
+                write!(f, "\nFix these and call the tool again.")
+            }
+            Self::ArgumentsTooLarge { size, limit } => write!(
+                f,
+                "The arguments are {size} bytes; this tool accepts at most {limit}. \
+                 Send less data, for example by splitting the work into several calls."
+            ),
+            Self::RejectedArguments { message } => {
+                write!(f, "The tool rejected the arguments: {message}\nChange the arguments and call the tool again.")
+            }
+            Self::ToolFailed { message, retryable: true } => {
+                write!(f, "The tool failed: {message}\nThis may be temporary: calling again may succeed.")
+            }
+            Self::ToolFailed { message, retryable: false } => write!(
+                f,
+                "The tool failed: {message}\nCalling it again with the same arguments will fail the same way."
+            ),
+            Self::Timeout { limit_ms } => write!(
+                f,
+                "The tool did not finish within its time limit of {limit_ms} ms and was stopped. \
+                 Do not retry the same call; a smaller or simpler input may finish in time."
+            ),
+            Self::FuelExhausted { limit } => write!(
+                f,
+                "The tool used up its compute budget ({limit} fuel units) and was stopped. \
+                 Do not retry the same call; a smaller or simpler input may fit the budget."
+            ),
+            Self::MemoryLimit { limit_bytes, .. } => write!(
+                f,
+                "The tool needed more memory than its limit of {} and was stopped. \
+                 Do not retry the same call; a smaller input may fit.",
+                human_bytes(*limit_bytes)
+            ),
+            Self::Crashed { reason } => {
+                let how = match reason {
+                    CrashReason::Panic => "panicked",
+                    CrashReason::Abort => "aborted",
+                    CrashReason::StackOverflow => "overflowed its stack",
+                    CrashReason::Fault => "hit a memory fault",
+                };
+                write!(
+                    f,
+                    "The tool crashed (it {how}). This is a bug in the tool, not a problem with your \
+                     arguments; try a different approach or another tool."
+                )
+            }
+            Self::OutputTooLarge { size, limit } => write!(
+                f,
+                "The tool's result was {size} bytes, over the limit of {limit}, and was discarded. \
+                 Ask for less, for example a narrower query or a smaller limit."
+            ),
+            Self::InvalidOutput { reason } => write!(
+                f,
+                "The tool returned an invalid result: {reason}. This is a bug in the tool; \
+                 try a different approach or another tool."
+            ),
+            Self::Internal { message } => write!(
+                f,
+                "The tool could not be run: {message}. This is not caused by your arguments; try again later."
+            ),
+        }
+    }
+}
+
+fn quoted_list(names: &[String]) -> String {
+    let mut list = String::new();
+    for (i, name) in names.iter().enumerate() {
+        if i > 0 {
+            list.push_str(", ");
+        }
+        let _ = write!(list, "`{name}`");
+    }
+    list
+}
+
+/// `64 MiB`, `1.5 KiB`, `10 bytes`.
+pub(crate) fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} bytes");
+    }
+    let mut value = bytes as f64;
+    let mut unit = "bytes";
+    for next in UNITS {
+        if value < 1024.0 {
+            break;
+        }
+        value /= 1024.0;
+        unit = next;
+    }
+    if value.fract() == 0.0 { format!("{value:.0} {unit}") } else { format!("{value:.1} {unit}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_bytes_picks_the_largest_whole_unit() {
+        assert_eq!(human_bytes(10), "10 bytes");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(64 << 20), "64 MiB");
+    }
+
+    #[test]
+    fn serializes_with_a_kind_tag() {
+        let error = CallError::Timeout { limit_ms: 5000 };
+        assert_eq!(serde_json::to_value(&error).unwrap(), serde_json::json!({"kind": "timeout", "limit_ms": 5000}));
+        assert_eq!(error.kind(), "timeout");
+    }
+}

@@ -1,0 +1,47 @@
+//! Run WebAssembly tool components for LLM agents: sandboxed, under limits, and with every
+//! failure turned into something a model can read and correct from.
+//!
+//! A tool is a `wasm32-wasip2` component exporting the `toolcell:tool/tool` world (see
+//! `wit/tool.wit`). A [`Runtime`] loads tools from folders, files or bytes, checks each
+//! one's metadata once, and then runs every [`ToolCall`] in a fresh instance:
+//!
+//! 1. the arguments are parsed (JSON text or a value) and held to a size limit;
+//! 2. they are validated against the tool's JSON Schema before the tool runs;
+//! 3. the tool runs under fuel, a deadline, a memory cap and an output cap, with no
+//!    filesystem, network, environment or arguments;
+//! 4. the outcome, whatever it is, becomes a [`ToolOutput`]: content for the model, a typed
+//!    [`CallError`] when it failed, and [`Usage`].
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), toolcell_runtime::RuntimeError> {
+//! use toolcell_runtime::{Runtime, ToolCall};
+//!
+//! let runtime = Runtime::builder().tools_dir("tools").build().await?;
+//! for diagnostic in runtime.diagnostics() {
+//!     eprintln!("not loaded: {diagnostic}");
+//! }
+//! let output = runtime.call(ToolCall::new("call_1", "calculator", r#"{"expression": "2 + 2"}"#)).await;
+//! println!("{}", output.content); // {"value":4.0}, or an error message for the model
+//! # Ok(()) }
+//! ```
+
+#![deny(unsafe_code)]
+
+mod arguments;
+mod bindings;
+mod cache;
+mod call;
+mod engine;
+mod error;
+mod execute;
+mod limits;
+mod load;
+mod runtime;
+mod sandbox;
+mod schema;
+
+pub use call::{Arguments, Diagnostics, ToolCall, ToolOutput, Usage};
+pub use error::{CallError, CrashReason, Violation};
+pub use limits::{LimitOverrides, Limits};
+pub use load::{LoadDiagnostic, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, ToolDefinition};
+pub use runtime::{Runtime, RuntimeBuilder, RuntimeError};

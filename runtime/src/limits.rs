@@ -1,0 +1,160 @@
+//! The limits every call runs under, their defaults, and overrides per tool and per call.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// The resources one call may use. Every call gets a fresh instance with exactly these.
+///
+/// The defaults suit pure-compute tools answering a model: generous for real work (a few
+/// hundred milliseconds of CPU is far beyond what parsing, querying or formatting needs),
+/// small enough that a runaway tool is stopped before a user notices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Limits {
+    /// WebAssembly fuel: one unit per WebAssembly operator executed. Deterministic, unlike
+    /// the timeout. Default: 10,000,000,000 (about a second of busy computation on the
+    /// machine this was measured on).
+    pub fuel: u64,
+    /// Wall-clock time for the whole call, including time blocked in host calls.
+    /// Default: 5 s.
+    #[serde(with = "duration_ms", rename = "timeout_ms")]
+    pub timeout: Duration,
+    /// Linear memory plus table storage of the instance, in bytes. Default: 64 MiB.
+    pub memory_bytes: u64,
+    /// Size of the arguments JSON. Default: 1 MiB.
+    pub max_argument_bytes: u64,
+    /// Size of the result JSON (and of a tool's error message). Default: 1 MiB.
+    pub max_output_bytes: u64,
+    /// Guest stdout and stderr kept for diagnostics, each; the rest is counted and dropped.
+    /// Default: 64 KiB.
+    pub max_stdio_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            fuel: 10_000_000_000,
+            timeout: Duration::from_secs(5),
+            memory_bytes: 64 << 20,
+            max_argument_bytes: 1 << 20,
+            max_output_bytes: 1 << 20,
+            max_stdio_bytes: 64 << 10,
+        }
+    }
+}
+
+impl Limits {
+    /// These limits with every limit `overrides` sets replaced.
+    #[must_use]
+    pub fn with(mut self, overrides: &LimitOverrides) -> Self {
+        let LimitOverrides { fuel, timeout, memory_bytes, max_argument_bytes, max_output_bytes, max_stdio_bytes } =
+            *overrides;
+        self.fuel = fuel.unwrap_or(self.fuel);
+        self.timeout = timeout.unwrap_or(self.timeout);
+        self.memory_bytes = memory_bytes.unwrap_or(self.memory_bytes);
+        self.max_argument_bytes = max_argument_bytes.unwrap_or(self.max_argument_bytes);
+        self.max_output_bytes = max_output_bytes.unwrap_or(self.max_output_bytes);
+        self.max_stdio_bytes = max_stdio_bytes.unwrap_or(self.max_stdio_bytes);
+        self
+    }
+}
+
+/// Some limits to replace, for one tool or one call; `None` keeps the current value.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct LimitOverrides {
+    /// See [`Limits::fuel`].
+    pub fuel: Option<u64>,
+    /// See [`Limits::timeout`].
+    #[serde(with = "option_duration_ms", rename = "timeout_ms", default)]
+    pub timeout: Option<Duration>,
+    /// See [`Limits::memory_bytes`].
+    pub memory_bytes: Option<u64>,
+    /// See [`Limits::max_argument_bytes`].
+    pub max_argument_bytes: Option<u64>,
+    /// See [`Limits::max_output_bytes`].
+    pub max_output_bytes: Option<u64>,
+    /// See [`Limits::max_stdio_bytes`].
+    pub max_stdio_bytes: Option<u64>,
+}
+
+impl LimitOverrides {
+    /// Overrides nothing.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Replaces the fuel limit.
+    #[must_use]
+    pub fn fuel(mut self, fuel: u64) -> Self {
+        self.fuel = Some(fuel);
+        self
+    }
+
+    /// Replaces the timeout.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Replaces the memory limit.
+    #[must_use]
+    pub fn memory_bytes(mut self, bytes: u64) -> Self {
+        self.memory_bytes = Some(bytes);
+        self
+    }
+
+    /// Replaces the argument size limit.
+    #[must_use]
+    pub fn max_argument_bytes(mut self, bytes: u64) -> Self {
+        self.max_argument_bytes = Some(bytes);
+        self
+    }
+
+    /// Replaces the output size limit.
+    #[must_use]
+    pub fn max_output_bytes(mut self, bytes: u64) -> Self {
+        self.max_output_bytes = Some(bytes);
+        self
+    }
+
+    /// Replaces the stdout/stderr capture limit.
+    #[must_use]
+    pub fn max_stdio_bytes(mut self, bytes: u64) -> Self {
+        self.max_stdio_bytes = Some(bytes);
+        self
+    }
+}
+
+mod duration_ms {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u64(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
+        u64::deserialize(deserializer).map(Duration::from_millis)
+    }
+}
+
+mod option_duration_ms {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(duration: &Option<Duration>, serializer: S) -> Result<S::Ok, S::Error> {
+        match duration {
+            Some(duration) => super::duration_ms::serialize(duration, serializer),
+            None => serializer.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Duration>, D::Error> {
+        Option::<u64>::deserialize(deserializer).map(|ms| ms.map(Duration::from_millis))
+    }
+}

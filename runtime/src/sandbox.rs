@@ -1,0 +1,221 @@
+//! The per-call world a guest runs in: a WASI context that grants nothing, a memory limiter
+//! that remembers what it refused, and bounded captures of stdout and stderr.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+use bytes::Bytes;
+use wasmtime::ResourceLimiter;
+use wasmtime::component::ResourceTable;
+use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
+use wasmtime_wasi::p2::{OutputStream, Pollable, StreamError};
+use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+
+use crate::limits::Limits;
+
+/// The store data of one call.
+pub(crate) struct Sandbox {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    pub(crate) memory: MemoryLimiter,
+    pub(crate) stdout: CapturedOutput,
+    pub(crate) stderr: CapturedOutput,
+    /// When the epoch callback stops the guest.
+    pub(crate) deadline: Instant,
+}
+
+impl Sandbox {
+    pub(crate) fn new(limits: &Limits, deadline: Instant) -> Self {
+        let stdout = CapturedOutput::new(limits.max_stdio_bytes);
+        let stderr = CapturedOutput::new(limits.max_stdio_bytes);
+        // WasiCtxBuilder's defaults already grant no files, env, args or addresses; the
+        // explicit calls make the policy visible here and immune to changed defaults.
+        let wasi = WasiCtxBuilder::new()
+            .stdout(stdout.clone())
+            .stderr(stderr.clone())
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false)
+            .build();
+        Self {
+            wasi,
+            table: ResourceTable::new(),
+            memory: MemoryLimiter::new(limits.memory_bytes),
+            stdout,
+            stderr,
+            deadline,
+        }
+    }
+}
+
+impl WasiView for Sandbox {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}
+
+/// Caps the linear memories and tables of an instance, together, and records both the peak
+/// and any growth it refused.
+///
+/// A Rust guest turns a refused allocation into an abort, which looks like any other
+/// `unreachable` trap; the recorded refusal is how the host tells "memory limit" apart.
+#[derive(Debug)]
+pub(crate) struct MemoryLimiter {
+    limit: u64,
+    in_use: u64,
+    pub(crate) peak: u64,
+    /// The total the guest asked for when it was refused, if it ever was.
+    pub(crate) refused: Option<u64>,
+}
+
+impl MemoryLimiter {
+    fn new(limit: u64) -> Self {
+        Self { limit, in_use: 0, peak: 0, refused: None }
+    }
+
+    fn grow(&mut self, current: u64, desired: u64) -> bool {
+        let total = self.in_use.saturating_sub(current).saturating_add(desired);
+        if total > self.limit {
+            self.refused = Some(self.refused.map_or(total, |earlier| earlier.max(total)));
+            return false;
+        }
+        self.in_use = total;
+        self.peak = self.peak.max(total);
+        true
+    }
+}
+
+/// Table elements are pointer-sized in wasmtime.
+const TABLE_ELEMENT_BYTES: u64 = size_of::<usize>() as u64;
+
+impl ResourceLimiter for MemoryLimiter {
+    fn memory_growing(&mut self, current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+        Ok(self.grow(current as u64, desired as u64))
+    }
+
+    fn table_growing(&mut self, current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+        Ok(self.grow(current as u64 * TABLE_ELEMENT_BYTES, desired as u64 * TABLE_ELEMENT_BYTES))
+    }
+}
+
+/// A guest's stdout or stderr: keeps the first `capacity` bytes, counts and drops the rest.
+///
+/// Unlike wasmtime-wasi's `MemoryOutputPipe`, it never fails a write, so a chatty tool is
+/// not turned into a crashed one by its logging.
+#[derive(Debug, Clone)]
+pub(crate) struct CapturedOutput {
+    capacity: usize,
+    state: Arc<Mutex<Captured>>,
+}
+
+#[derive(Debug, Default)]
+struct Captured {
+    kept: Vec<u8>,
+    dropped: u64,
+}
+
+impl CapturedOutput {
+    fn new(capacity: u64) -> Self {
+        Self { capacity: usize::try_from(capacity).unwrap_or(usize::MAX), state: Arc::default() }
+    }
+
+    fn append(&self, bytes: &[u8]) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let room = self.capacity.saturating_sub(state.kept.len());
+        let kept = bytes.len().min(room);
+        state.kept.extend_from_slice(&bytes[..kept]);
+        state.dropped += (bytes.len() - kept) as u64;
+    }
+
+    /// What was kept, as text, and how many bytes were dropped.
+    pub(crate) fn take(&self) -> (String, u64) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let kept = std::mem::take(&mut state.kept);
+        (String::from_utf8_lossy(&kept).into_owned(), state.dropped)
+    }
+}
+
+impl IsTerminal for CapturedOutput {
+    fn is_terminal(&self) -> bool {
+        false
+    }
+}
+
+impl StdoutStream for CapturedOutput {
+    fn p2_stream(&self) -> Box<dyn OutputStream> {
+        Box::new(self.clone())
+    }
+
+    fn async_stream(&self) -> Box<dyn tokio::io::AsyncWrite + Send + Sync> {
+        Box::new(self.clone())
+    }
+}
+
+impl OutputStream for CapturedOutput {
+    fn write(&mut self, bytes: Bytes) -> Result<(), StreamError> {
+        self.append(&bytes);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), StreamError> {
+        Ok(())
+    }
+
+    fn check_write(&mut self) -> Result<usize, StreamError> {
+        // Always ready: excess is dropped, not refused.
+        Ok(64 << 10)
+    }
+}
+
+#[wasmtime_wasi::async_trait]
+impl Pollable for CapturedOutput {
+    async fn ready(&mut self) {}
+}
+
+impl tokio::io::AsyncWrite for CapturedOutput {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        self.append(buf);
+        std::task::Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limiter_counts_all_memories_together_and_records_refusals() {
+        let mut limiter = MemoryLimiter::new(100);
+        assert!(limiter.grow(0, 60));
+        assert!(limiter.grow(0, 30));
+        assert!(!limiter.grow(30, 50), "60 + 50 > 100");
+        assert_eq!(limiter.refused, Some(110));
+        assert_eq!(limiter.peak, 90);
+    }
+
+    #[test]
+    fn captured_output_keeps_the_head_and_counts_the_rest() {
+        let output = CapturedOutput::new(4);
+        output.append(b"abc");
+        output.append(b"defg");
+        assert_eq!(output.take(), ("abcd".to_owned(), 3));
+    }
+}

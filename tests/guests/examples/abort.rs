@@ -1,0 +1,9 @@
+//! Aborts without panicking.
+
+use toolcell_guest::tool;
+
+/// Aborts.
+#[tool]
+fn abort() -> u32 {
+    std::process::abort()
+}

@@ -1,0 +1,91 @@
+//! Isolation, context and stdio: what every call gets from the sandbox. Also checks that
+//! every test guest is covered by a test.
+
+use serde_json::{Map, json};
+use toolcell_runtime::{LimitOverrides, ToolCall};
+
+use crate::common::{call, call_with, runtime, value};
+
+/// The test that covers each guest. `foreach_guest!` turns a guest missing here into a
+/// compile error, so no guest is built without being exercised.
+#[allow(non_upper_case_globals, dead_code)]
+mod covered_by {
+    pub const abort: &str = "errors::an_abort_is_a_crash";
+    pub const bad_output: &str = "errors::output_that_breaks_the_output_schema_is_invalid";
+    pub const big_output: &str = "errors::output_over_the_limit_is_discarded";
+    pub const chatty: &str = "guests::stdout_and_stderr_are_captured_and_bounded";
+    pub const cli_command: &str = "loading::each_bad_component_becomes_a_diagnostic";
+    pub const counter: &str = "guests::no_state_survives_between_calls";
+    pub const echo: &str = "guests::the_tool_receives_the_call_id_and_host_context";
+    pub const echo_duplicate: &str = "loading::each_bad_component_becomes_a_diagnostic";
+    pub const fails_retryably: &str = "errors::tool_failures_carry_the_tools_retryable_flag";
+    pub const infinite_loop: &str = "errors::a_busy_loop_is_stopped_by_the_deadline";
+    pub const invalid_name: &str = "loading::each_bad_component_becomes_a_diagnostic";
+    pub const invalid_schema: &str = "loading::each_bad_component_becomes_a_diagnostic";
+    pub const long_description: &str = "loading::each_bad_component_becomes_a_diagnostic";
+    pub const memory_bomb: &str = "errors::a_memory_bomb_hits_the_memory_limit";
+    pub const metadata_panics: &str = "loading::each_bad_component_becomes_a_diagnostic";
+    pub const non_json_output: &str = "errors::output_that_is_not_json_is_invalid";
+    pub const non_object_schema: &str = "loading::each_bad_component_becomes_a_diagnostic";
+    pub const panic: &str = "errors::a_panic_is_a_crash_and_its_message_stays_with_the_operator";
+    pub const rejects_arguments: &str = "errors::a_tool_can_reject_valid_arguments";
+    pub const sleeper: &str = "errors::a_guest_blocked_in_a_host_call_is_stopped_by_the_wall_clock";
+    pub const stack_overflow: &str = "errors::stack_overflow_is_a_crash";
+}
+
+macro_rules! require_test {
+    ($guest:ident) => {
+        const _: &str = covered_by::$guest;
+    };
+}
+toolcell_tests::foreach_guest!(require_test);
+
+#[tokio::test]
+async fn no_state_survives_between_calls() {
+    for _ in 0..5 {
+        assert_eq!(value(&call("counter", json!({})).await), json!(1), "a fresh instance for every call");
+    }
+    let outputs = runtime().call_all((0..6).map(|i| ToolCall::new(format!("c{i}"), "counter", "{}"))).await;
+    assert!(outputs.iter().all(|output| value(output) == json!(1)), "{outputs:#?}");
+}
+
+#[tokio::test]
+async fn the_tool_receives_the_call_id_and_host_context() {
+    let mut context = Map::new();
+    context.insert("user".into(), json!("ada"));
+    context.insert("tenant".into(), json!(7));
+    let call =
+        ToolCall::new("call_abc", "echo", r#"{"text": "hi", "count": 2, "volume": "loud"}"#).with_context(context);
+    let output = runtime().call(call).await;
+    let result = value(&output);
+    assert_eq!(result["call_id"], "call_abc");
+    assert_eq!(result["host_context"], json!({"user": "ada", "tenant": 7}));
+    assert_eq!(result["volume"], "loud");
+    assert_eq!(result["tags"], json!([]), "an omitted optional argument is its default");
+    assert!(output.usage.fuel_consumed > 0);
+    assert!(output.usage.peak_memory_bytes > 0);
+}
+
+#[tokio::test]
+async fn the_context_is_not_part_of_the_schema() {
+    let definition = runtime().definition("echo").unwrap();
+    let properties = definition.parameters["properties"].as_object().unwrap();
+    let mut names: Vec<&str> = properties.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["count", "tags", "text", "volume"]);
+    assert_eq!(definition.parameters["required"], json!(["text", "count"]));
+    assert_eq!(definition.parameters["additionalProperties"], json!(false));
+}
+
+#[tokio::test]
+async fn stdout_and_stderr_are_captured_and_bounded() {
+    let limits = LimitOverrides::new().max_stdio_bytes(1000);
+    let output = call_with("chatty", json!({}), limits).await;
+    assert_eq!(value(&output), json!("done"), "writing past the capture limit does not fail the tool");
+    assert_eq!(output.diagnostics.stdout.len(), 1000);
+    assert_eq!(output.diagnostics.stderr.len(), 1000);
+    assert!(output.diagnostics.stdout.starts_with("stdout line 0\n"));
+    assert!(output.diagnostics.stderr.starts_with("stderr line 0\n"));
+    assert!(output.diagnostics.dropped_stdio_bytes > 200_000, "{}", output.diagnostics.dropped_stdio_bytes);
+    assert!(!output.content.contains("line"), "guest output never reaches the model");
+}

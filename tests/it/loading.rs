@@ -1,0 +1,104 @@
+//! Loading a tools folder: one bad file never stops the others, and each says what is wrong.
+
+use std::path::{Path, PathBuf};
+
+use toolcell_runtime::{LimitOverrides, Runtime, RuntimeError};
+
+/// A fresh, empty folder under the system temp dir.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolcell-it-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn copy_into(dir: &Path, guest: &str) {
+    let source = Path::new(guest);
+    std::fs::copy(source, dir.join(source.file_name().unwrap())).unwrap();
+}
+
+#[tokio::test]
+async fn each_bad_component_becomes_a_diagnostic() {
+    let dir = temp_dir("diagnostics");
+    for guest in [
+        toolcell_tests::ECHO,
+        toolcell_tests::ECHO_DUPLICATE,
+        toolcell_tests::CLI_COMMAND,
+        toolcell_tests::INVALID_NAME,
+        toolcell_tests::LONG_DESCRIPTION,
+        toolcell_tests::INVALID_SCHEMA,
+        toolcell_tests::NON_OBJECT_SCHEMA,
+        toolcell_tests::METADATA_PANICS,
+        toolcell_tools::CALCULATOR,
+    ] {
+        copy_into(&dir, guest);
+    }
+    std::fs::write(dir.join("corrupt.wasm"), b"\0asm\x0d\0\x01\0this is not a component").unwrap();
+    std::fs::write(dir.join("core_module.wasm"), b"\0asm\x01\0\0\0").unwrap();
+    std::fs::write(dir.join("notes.wasm"), b"just some text").unwrap();
+    std::fs::write(dir.join("README.md"), b"not a .wasm file: ignored").unwrap();
+
+    let runtime = Runtime::builder().tools_dir(&dir).build().await.unwrap();
+
+    let names: Vec<&str> = runtime.definitions().map(|tool| tool.name.as_str()).collect();
+    assert_eq!(names, ["calculator", "echo"], "the good tools load despite the bad ones");
+    assert!(runtime.source("echo").unwrap().ends_with("echo.wasm"), "the first file by name wins");
+
+    let reason = |file: &str| {
+        runtime
+            .diagnostics()
+            .iter()
+            .find(|diagnostic| diagnostic.source.ends_with(file))
+            .unwrap_or_else(|| panic!("no diagnostic for {file}: {:#?}", runtime.diagnostics()))
+            .reason
+            .clone()
+    };
+    assert!(reason("echo_duplicate.wasm").contains("already defines"), "{}", reason("echo_duplicate.wasm"));
+    assert!(reason("echo_duplicate.wasm").contains("echo.wasm"), "names both files");
+    assert!(reason("cli_command.wasm").contains("does not export the `toolcell:tool/tool` world"));
+    assert!(reason("invalid_name.wasm").contains("`bad name!` is invalid"));
+    assert!(reason("long_description.wasm").contains("at most 1024"));
+    assert!(reason("invalid_schema.wasm").contains("is not a valid JSON Schema"), "{}", reason("invalid_schema.wasm"));
+    assert!(reason("non_object_schema.wasm").contains("\"type\": \"object\""));
+    assert!(reason("metadata_panics.wasm").contains("metadata()"));
+    assert!(reason("corrupt.wasm").contains("could not be compiled"));
+    assert!(reason("core_module.wasm").contains("core WebAssembly module, not a component"));
+    assert!(reason("notes.wasm").contains("not a WebAssembly file"));
+    assert_eq!(runtime.diagnostics().len(), 10, "{:#?}", runtime.diagnostics());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[tokio::test]
+async fn a_missing_tools_folder_is_an_error() {
+    let missing = std::env::temp_dir().join("toolcell-it-does-not-exist");
+    let err = Runtime::builder().tools_dir(&missing).build().await.unwrap_err();
+    assert!(matches!(err, RuntimeError::ToolsDir { .. }));
+    assert!(err.to_string().contains("toolcell-it-does-not-exist"), "{err}");
+}
+
+#[tokio::test]
+async fn limits_for_a_tool_that_is_not_loaded_are_reported() {
+    let runtime = Runtime::builder()
+        .component_file(toolcell_tools::CALCULATOR)
+        .tool_limits("calculater", LimitOverrides::new().fuel(1))
+        .build()
+        .await
+        .unwrap();
+    assert_eq!(runtime.diagnostics().len(), 1);
+    assert!(runtime.diagnostics()[0].reason.contains("`calculater`"));
+}
+
+#[tokio::test]
+async fn per_tool_limits_apply_to_that_tool_only() {
+    let runtime = Runtime::builder()
+        .component_file(toolcell_tests::INFINITE_LOOP)
+        .component_file(toolcell_tests::ECHO)
+        .tool_limits("infinite_loop", LimitOverrides::new().fuel(1_000_000))
+        .build()
+        .await
+        .unwrap();
+    assert_eq!(runtime.limits("infinite_loop").unwrap().fuel, 1_000_000);
+    assert_eq!(runtime.limits("echo").unwrap().fuel, toolcell_runtime::Limits::default().fuel);
+    let output = runtime.call(toolcell_runtime::ToolCall::new("1", "infinite_loop", "{}")).await;
+    assert_eq!(output.error, Some(toolcell_runtime::CallError::FuelExhausted { limit: 1_000_000 }));
+}

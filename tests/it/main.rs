@@ -1,0 +1,8 @@
+//! toolcell's integration tests: the runtime against real and deliberately misbehaving
+//! components.
+
+mod common;
+mod errors;
+mod guests;
+mod loading;
+mod tools;

@@ -1,0 +1,4 @@
+//! Paths of the test guests, built by this crate's build script: one constant per guest
+//! (`ECHO`, `INFINITE_LOOP`, ...) and [`foreach_guest!`] over all of them.
+
+include!(concat!(env!("OUT_DIR"), "/guests.rs"));
