@@ -169,7 +169,11 @@ async fn list(source: Source<'_>, as_json: bool) -> anyhow::Result<ExitCode> {
 
 async fn schema(source: Source<'_>, tool: &str, as_json: bool) -> anyhow::Result<ExitCode> {
     let (runtime, name) = load_one(source, tool).await?;
-    let definition = runtime.definition(&name).context("the tool disappeared after loading")?;
+    let Some(definition) = runtime.definition(&name) else {
+        warn_diagnostics(&runtime);
+        let names: Vec<&str> = runtime.definitions().map(|tool| tool.name.as_str()).collect();
+        bail!("there is no tool named `{tool}`; available: {}", names.join(", "));
+    };
     if as_json {
         print_json(definition)?;
         return Ok(ExitCode::SUCCESS);
@@ -232,6 +236,7 @@ async fn invoke(source: Source<'_>, args: InvokeArgs) -> anyhow::Result<ExitCode
     limits.memory_bytes = args.memory;
     limits.max_output_bytes = args.max_output;
 
+    // An unknown name is not a usage error here: the output shows what a model would get.
     let (runtime, name) = load_one(source, &args.tool).await?;
     let call = ToolCall::new(args.id, name, arguments).with_context(context).with_limits(limits);
     let output = runtime.call(call).await;
@@ -240,7 +245,7 @@ async fn invoke(source: Source<'_>, args: InvokeArgs) -> anyhow::Result<ExitCode
 }
 
 /// Loads the runtime for a NAME|FILE argument and returns the tool's name. A file is loaded
-/// alone; a name is looked up among the tools, with suggestions when it is not there.
+/// alone (and must load); a name is looked up by the caller.
 async fn load_one(source: Source<'_>, tool: &str) -> anyhow::Result<(Runtime, String)> {
     let path = Path::new(tool);
     if tool.ends_with(".wasm") || path.is_file() {
@@ -255,11 +260,6 @@ async fn load_one(source: Source<'_>, tool: &str) -> anyhow::Result<(Runtime, St
         return Ok((runtime, name));
     }
     let runtime = load(source, None).await?;
-    if runtime.definition(tool).is_none() {
-        warn_diagnostics(&runtime);
-        let names: Vec<&str> = runtime.definitions().map(|tool| tool.name.as_str()).collect();
-        bail!("there is no tool named `{tool}`; available: {}", names.join(", "));
-    }
     Ok((runtime, tool.to_owned()))
 }
 

@@ -101,6 +101,14 @@ fn invoke_a_failing_call_exits_one_with_the_error() {
 }
 
 #[test]
+fn invoke_an_unknown_tool_shows_what_the_model_would_get() {
+    let (code, output) = invoke(&["calculater", r#"{"expression": "1"}"#]);
+    assert_eq!(code, 1);
+    assert_eq!(output["error"]["kind"], "unknown_tool");
+    assert_eq!(output["error"]["closest"], json!(["calculator"]));
+}
+
+#[test]
 fn invoke_reads_arguments_from_stdin_and_from_a_file() {
     let output =
         toolcell().args(["invoke", "calculator", "-"]).write_stdin(r#"{"expression": "10 / 4"}"#).output().unwrap();

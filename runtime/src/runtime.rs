@@ -403,12 +403,12 @@ fn check_output(tool: &LoadedTool, result: String, limits: &Limits) -> Result<St
         let violations = schema.violations(&value);
         if let Some(first) = violations.first() {
             let at = if first.pointer.is_empty() { "the top level".to_owned() } else { format!("`{}`", first.pointer) };
+            let more = match violations.len() {
+                1 => String::new(),
+                n => format!(" and {} more", n - 1),
+            };
             return Err(CallError::InvalidOutput {
-                reason: format!(
-                    "it does not match the tool's output schema ({} violation(s); at {at}: {})",
-                    violations.len(),
-                    first.message
-                ),
+                reason: format!("it does not match the tool's output schema (at {at}: {}{more})", first.message),
             });
         }
     }

@@ -21,6 +21,7 @@ pub const CALLABLE_GUESTS: &[&str] = &[
     toolcell_tests::MEMORY_BOMB,
     toolcell_tests::NON_JSON_OUTPUT,
     toolcell_tests::PANIC,
+    toolcell_tests::PROBE,
     toolcell_tests::REJECTS_ARGUMENTS,
     toolcell_tests::SLEEPER,
     toolcell_tests::STACK_OVERFLOW,

@@ -27,6 +27,7 @@ mod covered_by {
     pub const metadata_panics: &str = "loading::each_bad_component_becomes_a_diagnostic";
     pub const non_json_output: &str = "errors::output_that_is_not_json_is_invalid";
     pub const non_object_schema: &str = "loading::each_bad_component_becomes_a_diagnostic";
+    pub const probe: &str = "guests::the_sandbox_grants_nothing";
     pub const panic: &str = "errors::a_panic_is_a_crash_and_its_message_stays_with_the_operator";
     pub const rejects_arguments: &str = "errors::a_tool_can_reject_valid_arguments";
     pub const sleeper: &str = "errors::a_guest_blocked_in_a_host_call_is_stopped_by_the_wall_clock";
@@ -88,4 +89,15 @@ async fn stdout_and_stderr_are_captured_and_bounded() {
     assert!(output.diagnostics.stderr.starts_with("stderr line 0\n"));
     assert!(output.diagnostics.dropped_stdio_bytes > 200_000, "{}", output.diagnostics.dropped_stdio_bytes);
     assert!(!output.content.contains("line"), "guest output never reaches the model");
+}
+
+#[tokio::test]
+async fn the_sandbox_grants_nothing() {
+    let seen = value(&call("probe", json!({})).await);
+    assert_eq!(seen["env"], json!([]), "no environment variables");
+    assert_eq!(seen["args"], json!([]), "no arguments");
+    assert_eq!(seen["stdin"], "", "stdin is closed");
+    for reach in ["read_root_dir", "read_file", "tcp_connect", "dns_lookup"] {
+        assert!(seen[reach].as_str().unwrap().starts_with("denied"), "{reach}: {}", seen[reach]);
+    }
 }

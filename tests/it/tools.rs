@@ -21,3 +21,55 @@ async fn calculator_evaluates_and_names_the_position_of_errors() {
     assert_eq!(kind(&output), "rejected_arguments");
     assert!(output.content.contains("column"), "{}", output.content);
 }
+
+#[tokio::test]
+async fn json_query_returns_values_with_normalized_paths() {
+    let document = json!({"store": {"book": [{"title": "A", "price": 8}, {"title": "B", "price": 12}]}});
+    let result =
+        value(&call("json_query", json!({"document": document, "query": "$.store.book[?@.price < 10].title"})).await);
+    assert_eq!(result["count"], 1);
+    assert_eq!(result["matches"][0], json!({"path": "$['store']['book'][0]['title']", "value": "A"}));
+    let output = call("json_query", json!({"document": {}, "query": "store.book"})).await;
+    assert_eq!(kind(&output), "rejected_arguments");
+}
+
+#[tokio::test]
+async fn regex_finds_with_groups_and_rejects_bad_patterns() {
+    let result = value(&call("regex", json!({"pattern": "(?<n>\\d+)", "text": "a1b22", "operation": "find"})).await);
+    assert_eq!(result["count"], 2);
+    assert_eq!(result["matches"][1]["text"], "22");
+    let output = call("regex", json!({"pattern": "(unclosed", "text": "x", "operation": "find"})).await;
+    assert_eq!(kind(&output), "rejected_arguments");
+    assert!(output.content.contains("unclosed group"), "{}", output.content);
+}
+
+#[tokio::test]
+async fn datetime_uses_the_compiled_in_time_zone_database() {
+    // 2024-03-31 is the day Paris moves to summer time: 01:30 UTC is 03:30 CEST.
+    let arguments = json!({"operation": "convert", "instant": "2024-03-31T01:30:00Z", "to_time_zone": "Europe/Paris"});
+    let result = value(&call("datetime", arguments).await);
+    assert!(result["iso"].as_str().unwrap().starts_with("2024-03-31T03:30:00+02:00"), "{result}");
+    let output = call("datetime", json!({"operation": "now", "time_zone": "Mars/Olympus_Mons"})).await;
+    assert_eq!(kind(&output), "rejected_arguments");
+}
+
+#[tokio::test]
+async fn datetime_reads_the_default_time_zone_from_the_host_context() {
+    let mut context = serde_json::Map::new();
+    context.insert("time_zone".into(), json!("Asia/Tokyo"));
+    let call =
+        toolcell_runtime::ToolCall::new("1", "datetime", json!({"operation": "parse", "instant": "2024-01-01 09:00"}))
+            .with_context(context);
+    let result = value(&runtime().call(call).await);
+    assert!(result["iso"].as_str().unwrap().starts_with("2024-01-01T09:00:00+09:00"), "{result}");
+}
+
+#[tokio::test]
+async fn unit_convert_converts_within_a_category_only() {
+    let result = value(&call("unit_convert", json!({"value": 1.0, "from": "mile", "to": "kilometer"})).await);
+    assert!((result["value"].as_f64().unwrap() - 1.609344).abs() < 1e-12, "{result}");
+    let output = call("unit_convert", json!({"value": 1.0, "from": "mile", "to": "kilogram"})).await;
+    assert_eq!(kind(&output), "rejected_arguments");
+    let output = call("unit_convert", json!({"value": 1.0, "from": "mile", "to": "parsec"})).await;
+    assert_eq!(kind(&output), "invalid_arguments", "unit names are an enum in the schema");
+}
