@@ -21,6 +21,14 @@ fn main() {
         println!("load 5 tools (compile + metadata): {:.0} ms", started.elapsed().as_secs_f64() * 1000.0);
         assert!(runtime.diagnostics().is_empty(), "{:?}", runtime.diagnostics());
 
+        let cache = std::env::temp_dir().join(format!("toolcell-bench-cache-{}", std::process::id()));
+        let _warm = Runtime::builder().tools_dir(toolcell_tools::DIR).compile_cache(&cache).build().await.expect("runtime");
+        let started = Instant::now();
+        let cached = Runtime::builder().tools_dir(toolcell_tools::DIR).compile_cache(&cache).build().await.expect("runtime");
+        println!("load 5 tools from the compile cache: {:.1} ms", started.elapsed().as_secs_f64() * 1000.0);
+        assert_eq!(cached.definitions().len(), 5);
+        let _ = std::fs::remove_dir_all(&cache);
+
         let cases = [
             ("calculator", json!({"expression": "2 * (3 + sqrt(16)) ^ 2"})),
             ("json_query", json!({"document": {"a": [1, 2, 3]}, "query": "$.a[?@ > 1]"})),
@@ -29,11 +37,11 @@ fn main() {
             ("unit_convert", json!({"value": 1.0, "from": "mile", "to": "kilometer"})),
             ("calculator (invalid arguments, refused by the host)", json!({"expresion": "1"})),
         ];
-        println!("\n{:<55} {:>10} {:>10} {:>12}", "call (fresh instance each)", "median", "p99", "fuel");
+        println!("\n{:<55} {:>10} {:>10} {:>10} {:>12}", "call (fresh instance each)", "median", "p99", "fuel", "peak memory");
         for (label, arguments) in cases {
             let tool = label.split(' ').next().unwrap_or(label);
             let mut durations = Vec::with_capacity(SAMPLES);
-            let mut fuel = 0;
+            let (mut fuel, mut memory) = (0, 0);
             for i in 0..WARMUP + SAMPLES {
                 let call = ToolCall::new("bench", tool, arguments.clone());
                 let started = Instant::now();
@@ -41,15 +49,17 @@ fn main() {
                 let elapsed = started.elapsed();
                 assert_eq!(output.is_error, label.contains("invalid"), "{label}: {}", output.content);
                 fuel = output.usage.fuel_consumed;
+                memory = output.usage.peak_memory_bytes;
                 if i >= WARMUP {
                     durations.push(elapsed);
                 }
             }
             durations.sort();
             println!(
-                "{label:<55} {:>7.1} µs {:>7.1} µs {fuel:>12}",
+                "{label:<55} {:>7.1} µs {:>7.1} µs {fuel:>10} {:>8.2} MiB",
                 micros(durations[SAMPLES / 2]),
-                micros(durations[SAMPLES * 99 / 100])
+                micros(durations[SAMPLES * 99 / 100]),
+                memory as f64 / f64::from(1 << 20)
             );
         }
 

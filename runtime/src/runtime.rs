@@ -342,14 +342,14 @@ impl Runtime {
         )
         .await;
         let usage = usage(started, execution.fuel_consumed, execution.peak_memory_bytes);
-        let max_message_chars = usize::try_from(limits.max_output_bytes).unwrap_or(usize::MAX);
+        let max_message_bytes = usize::try_from(limits.max_output_bytes).unwrap_or(usize::MAX);
         let result = match execution.outcome {
             Ok(Returned::Invoke(Ok(result))) => check_output(&entry.tool, result, &limits),
             Ok(Returned::Invoke(Err(ToolError::InvalidArguments(message)))) => {
-                Err(CallError::RejectedArguments { message: truncate_chars(&message, max_message_chars) })
+                Err(CallError::RejectedArguments { message: truncate_bytes(message, max_message_bytes) })
             }
             Ok(Returned::Invoke(Err(ToolError::Failed(failure)))) => Err(CallError::ToolFailed {
-                message: truncate_chars(&failure.message, max_message_chars),
+                message: truncate_bytes(failure.message, max_message_bytes),
                 retryable: failure.retryable,
             }),
             Ok(Returned::Metadata(_)) => Err(CallError::Internal { message: "the wrong export was called".into() }),
@@ -387,6 +387,20 @@ impl Runtime {
     }
 }
 
+/// A tool's message held to the output limit (a tool cannot flood the model's context
+/// through its errors either), cut at a character boundary.
+fn truncate_bytes(mut message: String, max: usize) -> String {
+    if message.len() > max {
+        let mut cut = max.saturating_sub('…'.len_utf8());
+        while !message.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        message.truncate(cut);
+        message.push('…');
+    }
+    message
+}
+
 fn usage(started: Instant, fuel_consumed: u64, peak_memory_bytes: u64) -> Usage {
     Usage { duration: started.elapsed(), fuel_consumed, peak_memory_bytes }
 }
@@ -413,4 +427,17 @@ fn check_output(tool: &LoadedTool, result: String, limits: &Limits) -> Result<St
         }
     }
     Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncate_bytes_cuts_at_a_character_boundary() {
+        assert_eq!(truncate_bytes("short".into(), 10), "short");
+        let cut = truncate_bytes("ééééé".into(), 6); // 2 bytes each; '…' takes 3
+        assert_eq!(cut, "é…");
+        assert!(cut.len() <= 6);
+    }
 }
