@@ -7,6 +7,7 @@ use toolcell_guest_build::{GuestBuild, path_constants};
 
 fn main() {
     let artifacts = GuestBuild::new().package("toolcell-test-guests").examples().bins().run("guests", str::to_owned);
+    println!("cargo:rerun-if-changed=guests");
     let mut code = path_constants(&artifacts);
     // `foreach_guest!(m)` calls `m!(name)` for every guest, so the suite can require a test
     // per guest: adding a guest without one fails to compile.

@@ -12,6 +12,9 @@ fn main() {
     });
     let artifacts = build.run("tools", |target| target.trim_start_matches("toolcell_tool_").to_owned());
 
+    for tool in TOOLS {
+        println!("cargo:rerun-if-changed={tool}");
+    }
     let mut code = path_constants(&artifacts);
     code.push_str(
         "/// Every standard tool: its file name and its component bytes.\npub static ALL: &[(&str, &[u8])] = &[\n",

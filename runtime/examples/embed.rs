@@ -14,6 +14,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // is the folder you drop `.wasm` tools into.
     let runtime = Runtime::builder()
         .tools_dir(toolcell_tools::DIR)
+        // Compiling takes seconds; the cache makes every later start take milliseconds.
+        .compile_cache(std::env::temp_dir().join("toolcell-example-cache"))
         .tool_limits("regex", LimitOverrides::new().timeout(Duration::from_secs(1)))
         .build()
         .await?;
@@ -23,7 +25,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // What to put in the `tools` field of an OpenAI request.
     let tools: Vec<_> = runtime.definitions().map(|tool| tool.to_openai()).collect();
-    println!("{} tools for the model, e.g. {}", tools.len(), tools[0]);
+    let names: Vec<_> = runtime.definitions().map(|tool| tool.name.as_str()).collect();
+    println!("{} tools for the model: {}", tools.len(), names.join(", "));
+    println!("the first, as OpenAI expects it: {:.200}…", tools[0].to_string());
 
     // Pretend the model asked for three calls at once: one good, one with a typo in the
     // tool name, one with arguments that break the schema.

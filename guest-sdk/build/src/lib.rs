@@ -66,7 +66,8 @@ impl GuestBuild {
 
     /// Runs the build and copies every component into `$OUT_DIR/<out_subdir>/`, named by
     /// `rename` applied to the cargo target's name. Registers `rerun-if-changed` for every
-    /// source file the components were built from.
+    /// source file the components were built from, `wit/` and `guest-sdk/`; the calling
+    /// build script must add the guest packages' own folders (so new files are noticed).
     ///
     /// Panics with instructions when the target is missing or the build fails: a build
     /// script has no better way to report it.
@@ -144,7 +145,11 @@ impl GuestBuild {
         for source in sources {
             println!("cargo:rerun-if-changed={}", source.display());
         }
-        println!("cargo:rerun-if-changed={}", workspace_root.join("Cargo.lock").display());
+        // The dep-info files miss what is new (a guest file added) and what guests use only
+        // through proc macros; watch the contract and the SDK whole.
+        for watched in ["Cargo.lock", "wit", "guest-sdk"] {
+            println!("cargo:rerun-if-changed={}", workspace_root.join(watched).display());
+        }
         artifacts.sort_by(|a, b| a.target_name.cmp(&b.target_name));
         artifacts
     }
