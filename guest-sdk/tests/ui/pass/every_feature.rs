@@ -44,8 +44,11 @@ pub fn measure_distance(
     /// How many decimals.
     #[schemars(range(min = 0, max = 10))]
     decimals: u8,
+    /// A three-letter code.
+    #[schemars(pattern(r"^[A-Z]{3}$"))]
+    code: Option<String>,
 ) -> Result<Measured, ToolError> {
-    let _ = (labels, context, decimals);
+    let _ = (labels, context, decimals, code);
     let length = ((to.x - from.x).powi(2) + (to.y - from.y).powi(2)).sqrt();
     if length.is_nan() {
         return Err(ToolError::invalid_arguments("coordinates must be numbers"));
@@ -65,6 +68,8 @@ fn main() {
     assert_eq!(schema["properties"]["from"]["description"], "Where to start.");
     assert_eq!(schema["properties"]["decimals"]["maximum"], 10);
     assert_eq!(schema["properties"]["labels"]["maxItems"], 3);
+    assert_eq!(schema["properties"]["code"]["pattern"], "^[A-Z]{3}$");
+    assert_eq!(schema["properties"]["code"]["description"], "A three-letter code.");
     assert!(schema["properties"].get("context").is_none());
     assert!(metadata.output_schema.is_some());
 
