@@ -5,16 +5,45 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use wasmtime::{Config, Engine};
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 /// How often the epoch advances. A running guest checks its deadline once per tick, so this
 /// bounds how far past its timeout a busy guest can run, and how long it can hold a thread
 /// before yielding to other calls.
 pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 
-pub(crate) fn new_engine() -> wasmtime::Result<Engine> {
+/// Pre-allocated instance slots for up to `max_concurrent_calls` calls at once, each with
+/// memories of up to `max_memory_bytes`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Pooling {
+    pub(crate) max_concurrent_calls: u32,
+    pub(crate) max_memory_bytes: u64,
+}
+
+/// Pool slots per call: a Rust component instantiates a few core instances (its code plus
+/// canonical-ABI shims), each of which may define a memory and tables.
+const CORE_INSTANCES_PER_CALL: u32 = 16;
+const MEMORIES_PER_CALL: u32 = 4;
+const TABLES_PER_CALL: u32 = 8;
+/// Memory and tables of a reused slot kept mapped instead of returned to the kernel:
+/// avoids the page-table churn that makes concurrent fresh instances slower than serial ones.
+const KEEP_RESIDENT_BYTES: usize = 2 << 20;
+
+pub(crate) fn new_engine(pooling: Option<Pooling>) -> wasmtime::Result<Engine> {
     let mut config = Config::new();
     config.consume_fuel(true).epoch_interruption(true);
+    if let Some(Pooling { max_concurrent_calls: calls, max_memory_bytes }) = pooling {
+        let mut pool = PoolingAllocationConfig::default();
+        pool.total_component_instances(calls)
+            .total_core_instances(calls.saturating_mul(CORE_INSTANCES_PER_CALL))
+            .total_memories(calls.saturating_mul(MEMORIES_PER_CALL))
+            .total_tables(calls.saturating_mul(TABLES_PER_CALL))
+            .total_stacks(calls)
+            .max_memory_size(usize::try_from(max_memory_bytes).unwrap_or(usize::MAX))
+            .linear_memory_keep_resident(KEEP_RESIDENT_BYTES)
+            .table_keep_resident(KEEP_RESIDENT_BYTES);
+        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    }
     Engine::new(&config)
 }
 

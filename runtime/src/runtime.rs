@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
+use tokio::sync::Semaphore;
 use tracing::Instrument;
 use wasmtime::Engine;
 use wasmtime::component::Linker;
@@ -14,7 +15,7 @@ use crate::arguments;
 use crate::bindings::{CallContext, ToolError};
 use crate::cache::CompileCache;
 use crate::call::{Diagnostics, ToolCall, ToolOutput, Usage};
-use crate::engine::{EpochTicker, new_engine};
+use crate::engine::{EpochTicker, Pooling, new_engine};
 use crate::error::CallError;
 use crate::execute::{Export, Returned, execute};
 use crate::limits::{LimitOverrides, Limits};
@@ -57,6 +58,7 @@ pub struct RuntimeBuilder {
     limits: Limits,
     tool_limits: BTreeMap<String, LimitOverrides>,
     cache: Option<CompileCache>,
+    max_concurrent_calls: Option<u32>,
 }
 
 impl std::fmt::Debug for RuntimeBuilder {
@@ -66,6 +68,7 @@ impl std::fmt::Debug for RuntimeBuilder {
             .field("limits", &self.limits)
             .field("tool_limits", &self.tool_limits)
             .field("cache", &self.cache)
+            .field("max_concurrent_calls", &self.max_concurrent_calls)
             .finish()
     }
 }
@@ -109,6 +112,18 @@ impl RuntimeBuilder {
         self
     }
 
+    /// Pre-allocates instance slots for `max_concurrent_calls` calls at once (wasmtime's
+    /// pooling allocator) and queues calls beyond that. Off by default.
+    ///
+    /// Faster per call and much faster under concurrency (see the README's figures), at the
+    /// cost of resident memory (about 2 MiB per warm slot) and a ceiling on memory: no call
+    /// may use more than the largest memory limit known at build time (the default limits
+    /// and every tool's), so a per-call memory override above it is lowered to it.
+    pub fn pooling(mut self, max_concurrent_calls: u32) -> Self {
+        self.max_concurrent_calls = Some(max_concurrent_calls.max(1));
+        self
+    }
+
     /// Compiles and checks every component. Must run inside a tokio runtime.
     ///
     /// # Errors
@@ -116,7 +131,10 @@ impl RuntimeBuilder {
     /// cannot be loaded (corrupt, a core module, another world, bad metadata, a duplicate
     /// name) becomes a [`LoadDiagnostic`] instead.
     pub async fn build(self) -> Result<Runtime, RuntimeError> {
-        let engine = new_engine().map_err(|err| RuntimeError::Engine(err.to_string()))?;
+        let pooling = self
+            .max_concurrent_calls
+            .map(|max_concurrent_calls| Pooling { max_concurrent_calls, max_memory_bytes: self.max_memory_bytes() });
+        let engine = new_engine(pooling).map_err(|err| RuntimeError::Engine(err.to_string()))?;
         let ticker = EpochTicker::start(&engine).map_err(RuntimeError::Ticker)?;
         let mut linker = Linker::<Sandbox>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(|err| RuntimeError::Engine(err.to_string()))?;
@@ -191,7 +209,14 @@ impl RuntimeBuilder {
                 (name, ToolEntry { tool, limits })
             })
             .collect();
-        Ok(Runtime { inner: Arc::new(Inner { engine, tools, diagnostics, _ticker: ticker }) })
+        let slots = pooling.map(|pooling| (Arc::new(Semaphore::new(pooling.max_concurrent_calls as usize)), pooling));
+        Ok(Runtime { inner: Arc::new(Inner { engine, tools, diagnostics, slots, _ticker: ticker }) })
+    }
+
+    /// The largest memory limit any tool has: the size of every pooled memory slot.
+    fn max_memory_bytes(&self) -> u64 {
+        let overrides = self.tool_limits.values().map(|overrides| self.limits.with(overrides).memory_bytes);
+        overrides.fold(self.limits.memory_bytes, u64::max)
     }
 }
 
@@ -225,6 +250,8 @@ struct Inner {
     engine: Engine,
     tools: BTreeMap<String, ToolEntry>,
     diagnostics: Vec<LoadDiagnostic>,
+    /// With pooling: one permit per pooled instance slot, and the pool's sizes.
+    slots: Option<(Arc<Semaphore>, Pooling)>,
     _ticker: EpochTicker,
 }
 
@@ -249,7 +276,13 @@ impl std::fmt::Debug for Runtime {
 impl Runtime {
     /// Starts configuring a runtime.
     pub fn builder() -> RuntimeBuilder {
-        RuntimeBuilder { sources: Vec::new(), limits: Limits::default(), tool_limits: BTreeMap::new(), cache: None }
+        RuntimeBuilder {
+            sources: Vec::new(),
+            limits: Limits::default(),
+            tool_limits: BTreeMap::new(),
+            cache: None,
+            max_concurrent_calls: None,
+        }
     }
 
     /// Every loaded tool's definition, by name, ready to give a model.
@@ -314,7 +347,7 @@ impl Runtime {
             tracing::debug!(kind = error.kind(), "call refused");
             return ToolOutput::failure(&call, error, usage(started, 0, 0), Diagnostics::default());
         };
-        let limits = entry.limits.with(&call.limits);
+        let mut limits = entry.limits.with(&call.limits);
 
         let arguments = match arguments::parse(&call.arguments, limits.max_argument_bytes) {
             Ok(arguments) => arguments,
@@ -329,6 +362,21 @@ impl Runtime {
             tracing::debug!(kind = error.kind(), "call refused");
             return ToolOutput::failure(&call, error, usage(started, 0, 0), Diagnostics::default());
         }
+
+        // With pooling, wait for a free instance slot rather than fail for lack of one.
+        let _slot = match &self.inner.slots {
+            Some((slots, pooling)) => {
+                limits.memory_bytes = limits.memory_bytes.min(pooling.max_memory_bytes);
+                match slots.clone().acquire_owned().await {
+                    Ok(permit) => Some(permit),
+                    Err(_) => {
+                        let error = CallError::Internal { message: "the instance pool is closed".into() };
+                        return ToolOutput::failure(&call, error, usage(started, 0, 0), Diagnostics::default());
+                    }
+                }
+            }
+            None => None,
+        };
 
         // The tool receives exactly the value that was validated.
         let arguments = arguments.to_string();

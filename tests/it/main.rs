@@ -5,4 +5,5 @@ mod common;
 mod errors;
 mod guests;
 mod loading;
+mod pooling;
 mod tools;

@@ -1,0 +1,55 @@
+//! The pooling allocator: reused instance slots must behave exactly like fresh instances.
+
+use serde_json::json;
+use toolcell_runtime::{CallError, LimitOverrides, Runtime, ToolCall};
+
+use crate::common::{COMPILE_CACHE, kind, value};
+
+async fn pooled(slots: u32) -> Runtime {
+    Runtime::builder()
+        .component_file(toolcell_tests::COUNTER)
+        .component_file(toolcell_tests::ECHO)
+        .component_file(toolcell_tests::MEMORY_BOMB)
+        .component_file(toolcell_tests::PANIC)
+        .component_file(toolcell_tools::CALCULATOR)
+        .tool_limits("memory_bomb", LimitOverrides::new().memory_bytes(16 << 20))
+        .compile_cache(COMPILE_CACHE)
+        .pooling(slots)
+        .build()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn calls_beyond_the_pool_queue_instead_of_failing() {
+    let runtime = pooled(2).await;
+    let calls = (0..12).map(|i| ToolCall::new(format!("c{i}"), "echo", json!({"text": format!("n{i}"), "count": 1})));
+    let outputs = runtime.call_all(calls).await;
+    for (i, output) in outputs.iter().enumerate() {
+        assert_eq!(value(output)["text"], format!("n{i}"));
+    }
+}
+
+#[tokio::test]
+async fn a_reused_slot_starts_clean() {
+    let runtime = pooled(1).await;
+    for _ in 0..5 {
+        assert_eq!(value(&runtime.call(ToolCall::new("1", "counter", "{}")).await), json!(1));
+        assert_eq!(kind(&runtime.call(ToolCall::new("2", "panic", "{}")).await), "crashed");
+    }
+}
+
+#[tokio::test]
+async fn limits_hold_in_pooled_slots() {
+    let runtime = pooled(2).await;
+    let output = runtime.call(ToolCall::new("1", "memory_bomb", "{}")).await;
+    assert_eq!(kind(&output), "memory_limit", "{output:#?}");
+    // No call may outgrow the pool's slots: a larger per-call memory limit is lowered to
+    // the largest configured one (the 64 MiB default here).
+    let bigger = LimitOverrides::new().memory_bytes(1 << 30);
+    let output = runtime.call(ToolCall::new("2", "memory_bomb", "{}").with_limits(bigger)).await;
+    let Some(CallError::MemoryLimit { limit_bytes, .. }) = output.error else { panic!("{output:#?}") };
+    assert_eq!(limit_bytes, 64 << 20);
+    let sum = runtime.call(ToolCall::new("3", "calculator", json!({"expression": "40 + 2"}))).await;
+    assert_eq!(value(&sum)["value"], json!(42.0));
+}
