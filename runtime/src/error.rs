@@ -122,6 +122,8 @@ pub enum CrashReason {
     StackOverflow,
     /// The tool accessed memory or a table out of bounds, or a similar fault.
     Fault,
+    /// The tool called `wasi:cli/exit` instead of returning (the code is in the diagnostics).
+    Exit,
 }
 
 impl CallError {
@@ -245,6 +247,7 @@ impl fmt::Display for CallError {
                     CrashReason::Abort => "aborted",
                     CrashReason::StackOverflow => "overflowed its stack",
                     CrashReason::Fault => "hit a memory fault",
+                    CrashReason::Exit => "exited the process instead of returning a result",
                 };
                 write!(
                     f,

@@ -73,7 +73,10 @@ pub(crate) async fn execute(engine: &Engine, pre: &ToolPre<Sandbox>, limits: &Li
     let outcome = match finished {
         Ok(Ok(returned)) => Ok(returned),
         Ok(Err(err)) => {
-            diagnostics.detail = Some(format!("{err:?}"));
+            diagnostics.detail = Some(match err.downcast_ref::<wasmtime_wasi::I32Exit>() {
+                Some(exit) => format!("the tool called wasi:cli/exit with code {}", exit.0),
+                None => format!("{err:?}"),
+            });
             Err(classify(&err, sandbox, &diagnostics.stderr, limits))
         }
         Err(_elapsed) => {
@@ -102,8 +105,9 @@ fn classify(err: &wasmtime::Error, sandbox: &Sandbox, stderr: &str, limits: &Lim
             CallError::Crashed { reason: CrashReason::Panic }
         }
         Some(Trap::UnreachableCodeReached) => CallError::Crashed { reason: CrashReason::Abort },
+        // Exiting, even with status 0, ends the call without a result.
         None if err.downcast_ref::<wasmtime_wasi::I32Exit>().is_some() => {
-            CallError::Crashed { reason: CrashReason::Abort }
+            CallError::Crashed { reason: CrashReason::Exit }
         }
         // Other traps, and errors that are not traps (a result that breaks the canonical
         // ABI when lifted): the instance did something invalid.

@@ -18,12 +18,15 @@ mod covered_by {
     pub const counter: &str = "guests::no_state_survives_between_calls";
     pub const echo: &str = "guests::the_tool_receives_the_call_id_and_host_context";
     pub const echo_duplicate: &str = "loading::each_bad_component_becomes_a_diagnostic";
+    pub const exit_nonzero: &str = "containment::exiting_with_a_failure_status_is_a_crash";
+    pub const exit_zero: &str = "containment::exiting_with_status_zero_is_not_a_result";
     pub const fails_retryably: &str = "errors::tool_failures_carry_the_tools_retryable_flag";
     pub const infinite_loop: &str = "errors::a_busy_loop_is_stopped_by_the_deadline";
     pub const invalid_name: &str = "loading::each_bad_component_becomes_a_diagnostic";
     pub const invalid_schema: &str = "loading::each_bad_component_becomes_a_diagnostic";
     pub const long_description: &str = "loading::each_bad_component_becomes_a_diagnostic";
     pub const memory_bomb: &str = "errors::a_memory_bomb_hits_the_memory_limit";
+    pub const memory_grow_bomb: &str = "containment::growing_memory_directly_hits_the_memory_limit";
     pub const metadata_panics: &str = "loading::each_bad_component_becomes_a_diagnostic";
     pub const non_json_output: &str = "errors::output_that_is_not_json_is_invalid";
     pub const non_object_schema: &str = "loading::each_bad_component_becomes_a_diagnostic";

@@ -2,6 +2,7 @@
 //! components.
 
 mod common;
+mod containment;
 mod errors;
 mod guests;
 mod loading;

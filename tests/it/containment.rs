@@ -1,0 +1,58 @@
+//! Each hostile guest ends in its typed error, and the very next benign call still returns
+//! the right result.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use toolcell_runtime::{CallError, CrashReason, LimitOverrides, ToolCall};
+
+use crate::common::{call, kind, runtime, value};
+
+/// Runs `tool` under `limits`, then checks that a benign call right after it is correct.
+async fn contain(tool: &str, arguments: Value, limits: LimitOverrides) -> toolcell_runtime::ToolOutput {
+    let output = runtime().call(ToolCall::new("hostile", tool, arguments).with_limits(limits)).await;
+    assert!(output.is_error, "{tool} must fail: {output:#?}");
+    let benign = call("calculator", json!({"expression": "6 * 7"})).await;
+    assert_eq!(value(&benign)["value"], json!(42.0), "the call after {tool}");
+    output
+}
+
+#[tokio::test]
+async fn exiting_with_status_zero_is_not_a_result() {
+    let output = contain("exit_zero", json!({}), LimitOverrides::new()).await;
+    assert_eq!(output.error, Some(CallError::Crashed { reason: CrashReason::Exit }));
+    assert!(output.diagnostics.detail.as_deref().unwrap().contains("code 0"), "{:?}", output.diagnostics);
+}
+
+#[tokio::test]
+async fn exiting_with_a_failure_status_is_a_crash() {
+    let output = contain("exit_nonzero", json!({}), LimitOverrides::new()).await;
+    assert_eq!(output.error, Some(CallError::Crashed { reason: CrashReason::Exit }));
+    assert!(output.diagnostics.detail.as_deref().unwrap().contains("code 1"), "{:?}", output.diagnostics);
+    assert!(output.content.contains("exited the process"), "{}", output.content);
+}
+
+#[tokio::test]
+async fn growing_memory_directly_hits_the_memory_limit() {
+    let output = contain("memory_grow_bomb", json!({}), LimitOverrides::new().memory_bytes(8 << 20)).await;
+    assert_eq!(kind(&output), "memory_limit", "{output:#?}");
+    assert!(output.usage.peak_memory_bytes <= 8 << 20);
+}
+
+#[tokio::test]
+async fn every_hostile_guest_leaves_the_host_serving() {
+    let cases: [(&str, LimitOverrides, &str); 8] = [
+        ("infinite_loop", LimitOverrides::new().timeout(Duration::from_millis(100)).fuel(u64::MAX / 2), "timeout"),
+        ("sleeper", LimitOverrides::new().timeout(Duration::from_millis(100)), "timeout"),
+        ("infinite_loop", LimitOverrides::new().fuel(1_000_000), "fuel_exhausted"),
+        ("memory_bomb", LimitOverrides::new().memory_bytes(8 << 20), "memory_limit"),
+        ("stack_overflow", LimitOverrides::new(), "crashed"),
+        ("panic", LimitOverrides::new(), "crashed"),
+        ("abort", LimitOverrides::new(), "crashed"),
+        ("non_json_output", LimitOverrides::new(), "invalid_output"),
+    ];
+    for (tool, limits, expected) in cases {
+        let output = contain(tool, json!({}), limits).await;
+        assert_eq!(kind(&output), expected, "{tool}");
+    }
+}
