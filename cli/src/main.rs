@@ -213,12 +213,14 @@ async fn invoke(source: Source<'_>, args: InvokeArgs) -> anyhow::Result<ExitCode
     let arguments = match (&args.arguments, &args.args_file) {
         (Some(dash), None) if dash == "-" => {
             let mut text = String::new();
-            std::io::stdin().read_to_string(&mut text).context("cannot read the arguments from stdin")?;
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .context("cannot read the arguments from stdin (they must be UTF-8 JSON)")?;
             text
         }
         (Some(text), None) => text.clone(),
         (None, Some(file)) => std::fs::read_to_string(file)
-            .with_context(|| format!("cannot read the arguments file {}", file.display()))?,
+            .with_context(|| format!("cannot read the arguments file {} (it must be UTF-8 JSON)", file.display()))?,
         (None, None) => "{}".to_owned(),
         (Some(_), Some(_)) => bail!("give the arguments either inline or with --args-file, not both"),
     };

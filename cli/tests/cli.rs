@@ -154,6 +154,16 @@ fn invoke_applies_limits_from_the_command_line() {
 }
 
 #[test]
+fn arguments_that_are_not_utf8_are_a_usage_error() {
+    toolcell()
+        .args(["invoke", "calculator", "-"])
+        .write_stdin(b"{\"expression\": \"\xff\xfe\"}".to_vec())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("UTF-8"));
+}
+
+#[test]
 fn usage_errors_exit_two() {
     toolcell().args(["invoke", "calculator", "--timeout", "soon"]).assert().code(2);
     toolcell()

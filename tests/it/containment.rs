@@ -56,3 +56,37 @@ async fn every_hostile_guest_leaves_the_host_serving() {
         assert_eq!(kind(&output), expected, "{tool}");
     }
 }
+
+/// Runs a call with hostile arguments, then checks that a benign call right after it is correct.
+async fn contain_arguments(arguments: impl Into<toolcell_runtime::Arguments>) -> toolcell_runtime::ToolOutput {
+    let output = runtime().call(ToolCall::new("hostile", "echo", arguments)).await;
+    let benign = call("calculator", json!({"expression": "6 * 7"})).await;
+    assert_eq!(value(&benign)["value"], json!(42.0));
+    output
+}
+
+#[tokio::test]
+async fn arguments_nested_ten_thousand_levels_deep_are_malformed() {
+    let deep = format!("{{\"text\": {}1{}, \"count\": 1}}", "[".repeat(10_000), "]".repeat(10_000));
+    let output = contain_arguments(deep).await;
+    assert_eq!(kind(&output), "malformed_arguments", "{}", output.content);
+}
+
+#[tokio::test]
+async fn a_hundred_megabyte_argument_is_refused_by_size() {
+    let huge = format!("{{\"text\": \"{}\", \"count\": 1}}", "x".repeat(100 << 20));
+    let output = contain_arguments(huge).await;
+    assert_eq!(kind(&output), "arguments_too_large");
+    assert_eq!(output.usage.fuel_consumed, 0, "the guest never ran");
+}
+
+#[tokio::test]
+async fn lone_surrogates_in_json_escapes_are_malformed() {
+    for escape in [r"\ud800", r"\udc00", r"\ud800\u0041"] {
+        let output = contain_arguments(format!("{{\"text\": \"{escape}\", \"count\": 1}}")).await;
+        assert_eq!(kind(&output), "malformed_arguments", "{escape}: {}", output.content);
+    }
+    // A correctly paired surrogate is fine.
+    let output = contain_arguments(r#"{"text": "\ud83d\ude00", "count": 1}"#).await;
+    assert_eq!(value(&output)["text"], "😀");
+}
