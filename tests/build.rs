@@ -1,13 +1,18 @@
 //! Builds the test guests (`guests/examples/*.rs`, plus a `wasi:cli` command from
-//! `guests/src/bin`) as components into `$OUT_DIR/guests/`.
+//! `guests/src/bin`) as components into `$OUT_DIR/guests/`, and assembles the ones written
+//! in the component text format (`guests/wat/*.wat`).
 
 use std::fmt::Write as _;
+use std::path::Path;
 
-use toolcell_guest_build::{GuestBuild, path_constants};
+use toolcell_guest_build::{Artifact, GuestBuild, path_constants};
 
 fn main() {
-    let artifacts = GuestBuild::new().package("toolcell-test-guests").examples().bins().run("guests", str::to_owned);
+    let mut artifacts =
+        GuestBuild::new().package("toolcell-test-guests").examples().bins().run("guests", str::to_owned);
     println!("cargo:rerun-if-changed=guests");
+    let out_dir = std::env::var("OUT_DIR").expect("OUT_DIR is set for build scripts");
+    artifacts.extend(assemble_wat_guests(Path::new("guests/wat"), &Path::new(&out_dir).join("guests")));
     let mut code = path_constants(&artifacts);
     // `foreach_guest!(m)` calls `m!(name)` for every guest, so the suite can require a test
     // per guest: adding a guest without one fails to compile.
@@ -16,6 +21,25 @@ fn main() {
         let _ = writeln!(code, "        $m!({});", artifact.target_name);
     }
     code.push_str("    };\n}\n");
-    let out_dir = std::env::var("OUT_DIR").expect("OUT_DIR is set for build scripts");
     std::fs::write(format!("{out_dir}/guests.rs"), code).expect("write guests.rs");
+}
+
+fn assemble_wat_guests(source: &Path, out: &Path) -> Vec<Artifact> {
+    std::fs::create_dir_all(out).expect("create the guests folder");
+    let mut guests: Vec<_> = std::fs::read_dir(source)
+        .expect("read guests/wat")
+        .map(|entry| entry.expect("read guests/wat").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "wat"))
+        .collect();
+    guests.sort();
+    guests
+        .into_iter()
+        .map(|wat| {
+            let name = wat.file_stem().and_then(|stem| stem.to_str()).expect("a UTF-8 file name").to_owned();
+            let bytes = wat::parse_file(&wat).unwrap_or_else(|err| panic!("{}: {err}", wat.display()));
+            let path = out.join(format!("{name}.wasm"));
+            std::fs::write(&path, bytes).expect("write the assembled guest");
+            Artifact { target_name: name, path }
+        })
+        .collect()
 }

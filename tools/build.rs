@@ -1,10 +1,10 @@
-//! Builds the five standard tools as components into `$OUT_DIR/tools/<name>.wasm`.
+//! Builds the standard tools as components into `$OUT_DIR/tools/<name>.wasm`.
 
 use std::fmt::Write as _;
 
 use toolcell_guest_build::{GuestBuild, path_constants};
 
-const TOOLS: [&str; 5] = ["calculator", "json_query", "regex", "datetime", "unit_convert"];
+const TOOLS: [&str; 7] = ["calculator", "json_query", "regex", "datetime", "unit_convert", "http_fetch", "files"];
 
 fn main() {
     let build = TOOLS.iter().fold(GuestBuild::new().libs(), |build, tool| {

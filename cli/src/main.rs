@@ -10,7 +10,9 @@ use std::time::Duration;
 use anyhow::{Context as _, bail};
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Map, Value, json};
-use toolcell_runtime::{LimitOverrides, Runtime, ToolCall, ToolDefinition};
+use toolcell_runtime::{
+    DirGrant, EnvGrant, Grants, HostPattern, LimitOverrides, Policy, RequestedCapabilities, Runtime, ToolCall,
+};
 
 /// Exit code when the tool call itself failed (the printed output says how).
 const EXIT_TOOL_ERROR: u8 = 1;
@@ -19,9 +21,9 @@ const EXIT_USAGE: u8 = 2;
 
 /// Run sandboxed WebAssembly tools for LLM agents.
 ///
-/// Tools come from --tools-dir (or TOOLCELL_TOOLS_DIR); without either, from the five
+/// Tools come from --tools-dir (or TOOLCELL_TOOLS_DIR); without either, from the seven
 /// standard tools built into this binary (calculator, json_query, regex, datetime,
-/// unit_convert). A NAME|FILE argument that names a `.wasm` file loads just that file.
+/// unit_convert, http_fetch, files). A NAME|FILE argument that names a `.wasm` file loads just that file.
 #[derive(Debug, Parser)]
 #[command(name = "toolcell", version, propagate_version = true)]
 struct Cli {
@@ -37,20 +39,30 @@ struct Cli {
     #[arg(long, global = true)]
     no_cache: bool,
 
+    /// Grant capabilities from this policy file, on top of the tools folder's toolcell.toml.
+    #[arg(long, global = true, env = "TOOLCELL_POLICY", value_name = "FILE")]
+    policy: Option<PathBuf>,
+
     #[command(subcommand)]
     command: Command,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// List the tools: name, version, description. Components that failed to load are
-    /// reported as warnings.
+    /// List the tools: name, version, description, and what each requests and is granted.
+    /// Components that failed to load are reported as warnings.
     List {
-        /// Print JSON: {"tools": [definitions], "diagnostics": [...]}.
+        /// Print JSON: {"tools": [definitions with "requested" and "granted"], "diagnostics": [...]}.
         #[arg(long)]
         json: bool,
     },
-    /// Show one tool's definition: description, parameters, limits.
+    /// Check one component as a tool: report what is wrong with its metadata, or what it is
+    /// and the capabilities it requests. Exit code 0 when it loads, 1 when it does not.
+    Check {
+        /// The .wasm file.
+        file: PathBuf,
+    },
+    /// Show one tool's definition: description, parameters, limits, capabilities.
     Schema {
         /// A tool name, or the path of a .wasm file.
         tool: String,
@@ -60,7 +72,7 @@ enum Command {
     },
     /// Call a tool and print its output as JSON. Exit code 0 when the call succeeded, 1 when
     /// it failed (the output says why), 2 for a usage error.
-    Invoke(InvokeArgs),
+    Invoke(Box<InvokeArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -91,6 +103,29 @@ struct InvokeArgs {
     /// Largest result accepted, e.g. 64KiB.
     #[arg(long, value_name = "SIZE", value_parser = parse::size)]
     max_output: Option<u64>,
+    /// Allow HTTP requests to this host for this call: `example.com`, `*.example.com`,
+    /// `localhost:8080`. Repeatable.
+    #[arg(long, value_name = "HOST")]
+    allow_host: Vec<HostPattern>,
+    /// Preopen a directory for this call: HOST_DIR:GUEST_DIR[:ro|rw] (read-only unless :rw).
+    /// Repeatable.
+    #[arg(long, value_name = "HOST:GUEST[:ro|rw]")]
+    dir: Vec<DirGrant>,
+    /// Set an environment variable for this call: KEY=VALUE, or KEY to pass the host's value
+    /// through. Values are secrets: redacted from the output. Repeatable.
+    #[arg(long, value_name = "KEY[=VALUE]")]
+    env: Vec<EnvGrant>,
+}
+
+impl InvokeArgs {
+    /// The one-off grants of the command line.
+    fn grants(&self) -> Grants {
+        let mut grants = Grants::new();
+        grants.allow_hosts.clone_from(&self.allow_host);
+        grants.dirs.clone_from(&self.dir);
+        grants.env.clone_from(&self.env);
+        grants
+    }
 }
 
 fn main() -> ExitCode {
@@ -123,19 +158,25 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let cache = if cli.no_cache { None } else { cli.cache_dir.clone().or_else(default_cache_dir) };
-    let source = Source { tools_dir: cli.tools_dir.as_deref(), cache: cache.as_deref() };
+    let policy = match &cli.policy {
+        Some(file) => Policy::from_file(file)?,
+        None => Policy::new(),
+    };
+    let source = Source { tools_dir: cli.tools_dir.as_deref(), cache: cache.as_deref(), policy: &policy };
     match cli.command {
         Command::List { json } => list(source, json).await,
+        Command::Check { file } => check(source, &file).await,
         Command::Schema { tool, json } => schema(source, &tool, json).await,
-        Command::Invoke(args) => invoke(source, args).await,
+        Command::Invoke(args) => invoke(source, *args).await,
     }
 }
 
-/// Where the tools come from and where compiled ones are kept.
+/// Where the tools come from, what they are granted, and where compiled ones are kept.
 #[derive(Debug, Clone, Copy)]
 struct Source<'a> {
     tools_dir: Option<&'a Path>,
     cache: Option<&'a Path>,
+    policy: &'a Policy,
 }
 
 fn default_cache_dir() -> Option<PathBuf> {
@@ -146,9 +187,17 @@ fn default_cache_dir() -> Option<PathBuf> {
 }
 
 async fn list(source: Source<'_>, as_json: bool) -> anyhow::Result<ExitCode> {
-    let runtime = load(source, None).await?;
+    let runtime = load(source, None, None).await?;
     if as_json {
-        let tools: Vec<&ToolDefinition> = runtime.definitions().collect();
+        let tools: Vec<Value> = runtime
+            .definitions()
+            .map(|tool| {
+                let mut entry = serde_json::to_value(tool).unwrap_or_default();
+                entry["requested"] = json!(runtime.requested(&tool.name));
+                entry["granted"] = json!(runtime.grants(&tool.name));
+                entry
+            })
+            .collect();
         print_json(&json!({ "tools": tools, "diagnostics": runtime.diagnostics() }))?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -164,11 +213,76 @@ async fn list(source: Source<'_>, as_json: bool) -> anyhow::Result<ExitCode> {
     for [name, version, description] in rows {
         println!("{name:name_width$}  {version:version_width$}  {description}");
     }
+    let mut header = false;
+    for tool in runtime.definitions() {
+        let requested = runtime.requested(&tool.name).map(describe_requested).unwrap_or_default();
+        let granted = runtime.grants(&tool.name).map(describe_granted).unwrap_or_default();
+        if requested.is_empty() && granted.is_empty() {
+            continue;
+        }
+        if !header {
+            println!("\nCAPABILITIES (requested / granted)");
+            header = true;
+        }
+        let or_none = |items: Vec<String>| if items.is_empty() { "nothing".to_owned() } else { items.join("; ") };
+        println!("{:name_width$}  requests {}", tool.name, or_none(requested));
+        println!("{:name_width$}  granted  {}", "", or_none(granted));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
+async fn check(source: Source<'_>, file: &Path) -> anyhow::Result<ExitCode> {
+    if !file.is_file() {
+        bail!("{} is not a file", file.display());
+    }
+    let runtime = load(Source { tools_dir: None, ..source }, Some(file), None).await?;
+    if let Some(diagnostic) = runtime.diagnostics().first() {
+        println!("{}: not a loadable tool: {}", file.display(), diagnostic.reason);
+        return Ok(ExitCode::from(EXIT_TOOL_ERROR));
+    }
+    let tool = runtime.definitions().next().context("the file defines no tool")?;
+    let properties = tool.parameters["properties"].as_object().map_or(0, serde_json::Map::len);
+    println!("{}: ok", file.display());
+    println!("tool: {} {}", tool.name, tool.version);
+    println!("description: {}", summary(&tool.description));
+    println!("parameters: {properties}; output schema: {}", if tool.output_schema.is_some() { "yes" } else { "no" });
+    let requested = runtime.requested(&tool.name).map(describe_requested).unwrap_or_default();
+    if requested.is_empty() {
+        println!("requests: nothing (pure computation)");
+    } else {
+        println!("requests:");
+        for item in requested {
+            println!("  {item}");
+        }
+        println!("(requests grant nothing: grant them in toolcell.toml, or with invoke --allow-host/--dir/--env)");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `http example.com`, `dir /workspace (read-only)`, `env API_KEY`.
+fn describe_requested(requested: &RequestedCapabilities) -> Vec<String> {
+    let hosts = requested.http_hosts.iter().map(|host| format!("http {host}"));
+    let dirs = requested
+        .directories
+        .iter()
+        .map(|dir| format!("dir {} ({})", dir.guest_path, if dir.writable { "read-write" } else { "read-only" }));
+    let env = requested.env.iter().map(|name| format!("env {name}"));
+    hosts.chain(dirs).chain(env).collect()
+}
+
+/// `http example.com`, `dir /workspace = /home/me/project (read-only)`, `env API_KEY`.
+fn describe_granted(grants: &Grants) -> Vec<String> {
+    let hosts = grants.allow_hosts.iter().map(|host| format!("http {host}"));
+    let dirs = grants.dirs.iter().map(|dir| {
+        let mode = if dir.writable { "read-write" } else { "read-only" };
+        format!("dir {} = {} ({mode})", dir.guest, dir.host.display())
+    });
+    let env = grants.env.iter().map(|grant| format!("env {}", grant.name));
+    hosts.chain(dirs).chain(env).collect()
+}
+
 async fn schema(source: Source<'_>, tool: &str, as_json: bool) -> anyhow::Result<ExitCode> {
-    let (runtime, name) = load_one(source, tool).await?;
+    let (runtime, name) = load_one(source, tool, &Grants::new()).await?;
     let Some(definition) = runtime.definition(&name) else {
         warn_diagnostics(&runtime);
         let names: Vec<&str> = runtime.definitions().map(|tool| tool.name.as_str()).collect();
@@ -205,6 +319,11 @@ async fn schema(source: Source<'_>, tool: &str, as_json: bool) -> anyhow::Result
             limits.max_output_bytes
         );
     }
+    let requested = runtime.requested(&name).map(describe_requested).unwrap_or_default();
+    let granted = runtime.grants(&name).map(describe_granted).unwrap_or_default();
+    println!("\ncapabilities:");
+    println!("  requests: {}", if requested.is_empty() { "nothing".to_owned() } else { requested.join("; ") });
+    println!("  granted:  {}", if granted.is_empty() { "nothing".to_owned() } else { granted.join("; ") });
     println!("\nFull JSON Schema: toolcell schema {tool} --json");
     Ok(ExitCode::SUCCESS)
 }
@@ -239,37 +358,53 @@ async fn invoke(source: Source<'_>, args: InvokeArgs) -> anyhow::Result<ExitCode
     limits.max_output_bytes = args.max_output;
 
     // An unknown name is not a usage error here: the output shows what a model would get.
-    let (runtime, name) = load_one(source, &args.tool).await?;
+    let (runtime, name) = load_one(source, &args.tool, &args.grants()).await?;
     let call = ToolCall::new(args.id, name, arguments).with_context(context).with_limits(limits);
     let output = runtime.call(call).await;
     print_json(&output)?;
     Ok(if output.is_error { ExitCode::from(EXIT_TOOL_ERROR) } else { ExitCode::SUCCESS })
 }
 
-/// Loads the runtime for a NAME|FILE argument and returns the tool's name. A file is loaded
-/// alone (and must load); a name is looked up by the caller.
-async fn load_one(source: Source<'_>, tool: &str) -> anyhow::Result<(Runtime, String)> {
+/// Loads the runtime for a NAME|FILE argument, with `grants` for that tool, and returns the
+/// tool's name. A file is loaded alone (and must load); a name is looked up by the caller.
+async fn load_one(source: Source<'_>, tool: &str, grants: &Grants) -> anyhow::Result<(Runtime, String)> {
     let path = Path::new(tool);
     if tool.ends_with(".wasm") || path.is_file() {
         if !path.is_file() {
             bail!("{tool} is not a file");
         }
-        let runtime = load(source, Some(path)).await?;
+        let mut runtime = load(source, Some(path), None).await?;
         if let Some(diagnostic) = runtime.diagnostics().first() {
             bail!("cannot load {diagnostic}");
         }
         let name = runtime.definitions().next().map(|tool| tool.name.clone()).context("the file defines no tool")?;
+        if !grants.is_empty() {
+            // The name is known only now; loading again comes from the compile cache.
+            runtime = load(source, Some(path), Some((&name, grants))).await?;
+            if let Some(diagnostic) = runtime.diagnostics().first() {
+                bail!("cannot load {diagnostic}");
+            }
+        }
         return Ok((runtime, name));
     }
-    let runtime = load(source, None).await?;
+    let runtime = load(source, None, (!grants.is_empty()).then_some((tool, grants))).await?;
+    if runtime.definition(tool).is_none()
+        && let Some(diagnostic) = runtime.diagnostics().iter().find(|d| d.reason.contains(&format!("`{tool}`")))
+    {
+        bail!("cannot load {diagnostic}");
+    }
     Ok((runtime, tool.to_owned()))
 }
 
-/// A runtime over one file, a tools folder, or the built-in tools.
-async fn load(source: Source<'_>, file: Option<&Path>) -> anyhow::Result<Runtime> {
-    let mut builder = Runtime::builder();
+/// A runtime over one file, a tools folder, or the built-in tools, with the policy and
+/// `grants` for one tool.
+async fn load(source: Source<'_>, file: Option<&Path>, grants: Option<(&str, &Grants)>) -> anyhow::Result<Runtime> {
+    let mut builder = Runtime::builder().policy(source.policy.clone());
     if let Some(cache) = source.cache {
         builder = builder.compile_cache(cache);
+    }
+    if let Some((tool, grants)) = grants {
+        builder = builder.grant(tool, grants.clone());
     }
     let builder = match (file, source.tools_dir) {
         (Some(file), _) => builder.component_file(file),

@@ -37,7 +37,10 @@ fn list_json_has_definitions_and_diagnostics() {
     let listed: Value = serde_json::from_slice(&output.stdout).unwrap();
     let names: Vec<&str> =
         listed["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["calculator", "datetime", "json_query", "regex", "unit_convert"]);
+    assert_eq!(names, ["calculator", "datetime", "files", "http_fetch", "json_query", "regex", "unit_convert"]);
+    let files = &listed["tools"][2];
+    assert_eq!(files["requested"]["directories"], json!([{"guest_path": "/workspace", "writable": false}]));
+    assert_eq!(files["granted"]["dirs"], json!([]));
     assert_eq!(listed["diagnostics"], json!([]));
 }
 
@@ -178,4 +181,104 @@ fn usage_errors_exit_two() {
         .code(2)
         .stderr(predicate::str::contains("/nonexistent/toolcell"));
     toolcell().arg("frobnicate").assert().code(2);
+}
+
+#[test]
+fn invoke_grants_a_directory_for_one_call() {
+    let dir = std::env::temp_dir().join(format!("toolcell-cli-dir-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a.txt"), "granted text").unwrap();
+    let arguments = r#"{"operation": "read", "path": "/workspace/a.txt"}"#;
+    let (code, output) = invoke(&["files", arguments]);
+    assert_eq!(code, 1, "without the grant the file is not there: {output:#}");
+
+    let grant = format!("{}:/workspace:ro", dir.display());
+    let (code, output) = invoke(&["files", arguments, "--dir", &grant]);
+    assert_eq!(code, 0, "{output:#}");
+    assert!(output["content"].as_str().unwrap().contains("granted text"), "{output:#}");
+}
+
+#[test]
+fn invoke_http_is_denied_until_the_host_is_allowed() {
+    // Port 9 (discard) on the loopback: nothing listens, so an allowed request is refused
+    // by the network rather than by the policy.
+    let arguments = r#"{"url": "http://127.0.0.1:9/"}"#;
+    let (code, output) = invoke(&["http_fetch", arguments]);
+    assert_eq!((code, output["error"]["kind"].as_str()), (1, Some("http_denied")), "{output:#}");
+    assert!(output["content"].as_str().unwrap().contains(r#"allow_hosts = ["127.0.0.1:9"]"#), "{output:#}");
+
+    let (code, output) = invoke(&["http_fetch", arguments, "--allow-host", "127.0.0.1:9"]);
+    assert_eq!((code, output["error"]["kind"].as_str()), (1, Some("tool_failed")), "{output:#}");
+    assert_eq!(output["error"]["retryable"], json!(true), "{output:#}");
+}
+
+#[test]
+fn invoke_env_values_are_redacted_from_the_output() {
+    let (code, output) =
+        invoke(&[toolcell_tests::ENV_READER, r#"{"name": "API_TOKEN"}"#, "--env", "API_TOKEN=hunter2-secret"]);
+    assert_eq!(code, 0, "{output:#}");
+    assert_eq!(output["content"], json!(r#""token=[REDACTED]""#));
+    assert!(!output.to_string().contains("hunter2-secret"), "{output:#}");
+}
+
+#[test]
+fn bad_grant_flags_are_usage_errors() {
+    toolcell()
+        .args(["invoke", "files", "{}", "--allow-host", "*bad.com"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("`*` may only appear as a whole first label"));
+    toolcell()
+        .args(["invoke", "files", "{}", "--dir", "/definitely/not/here:/workspace"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("/definitely/not/here cannot be used"));
+}
+
+#[test]
+fn an_invalid_policy_file_names_the_table_and_key() {
+    let file = std::env::temp_dir().join(format!("toolcell-cli-policy-{}.toml", std::process::id()));
+    std::fs::write(&file, "[tools.http_fetch]\nallow_host = [\"example.com\"]\n").unwrap();
+    toolcell()
+        .args(["list", "--policy"])
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("[tools.http_fetch] has an unknown key `allow_host`"));
+}
+
+#[test]
+fn list_shows_requested_and_granted_capabilities() {
+    let file = std::env::temp_dir().join(format!("toolcell-cli-grants-{}.toml", std::process::id()));
+    std::fs::write(&file, "[tools.http_fetch]\nallow_hosts = [\"example.com\"]\n").unwrap();
+    toolcell()
+        .args(["list", "--policy"])
+        .arg(&file)
+        .assert()
+        .success()
+        .stdout(predicate::str::is_match(r"files +requests dir /workspace \(read-only\)").unwrap())
+        .stdout(predicate::str::contains("granted  http example.com"));
+}
+
+#[test]
+fn check_reports_a_tool_and_what_it_requests() {
+    toolcell()
+        .args(["check", toolcell_tests::FS_WRITE])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("tool: fs_write 0.1.0"))
+        .stdout(predicate::str::contains("dir /data (read-write)"));
+    toolcell()
+        .args(["check", toolcell_tests::INVALID_NAME])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("not a loadable tool: tool name `bad name!` is invalid"));
+}
+
+#[test]
+fn a_chatty_tool_leaves_the_host_stdout_alone() {
+    let output = toolcell().args(["invoke", toolcell_tests::CHATTY, "{}"]).output().unwrap();
+    let printed: Value = serde_json::from_slice(&output.stdout).expect("stdout is exactly one ToolOutput");
+    assert!(printed["diagnostics"]["dropped_stdio_bytes"].as_u64().unwrap() > 0, "{printed:#}");
+    assert!(output.stderr.len() < 4096, "the guest's output never reaches the host's stderr either");
 }

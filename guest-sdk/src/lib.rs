@@ -49,6 +49,28 @@ pub struct Metadata {
     pub output_schema: Option<serde_json::Value>,
 }
 
+/// What a tool asks its operator to grant: the `capability-request` record of the WIT
+/// world. Asking grants nothing; the host's policy decides.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Capabilities {
+    /// Hosts the tool fetches from over HTTP(S), as allow-list patterns (`api.example.com`,
+    /// `*.example.com`, `example.com:8443`).
+    pub http_hosts: Vec<String>,
+    /// Directories the tool expects at guest paths.
+    pub directories: Vec<RequestedDirectory>,
+    /// Names of environment variables the tool reads.
+    pub env: Vec<String>,
+}
+
+/// A directory a tool expects to find preopened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestedDirectory {
+    /// Where the tool looks for it, e.g. `/workspace`.
+    pub guest_path: String,
+    /// Whether the tool writes to it.
+    pub writable: bool,
+}
+
 /// A tool: what [`tool`] generates, and what a hand-written tool implements before
 /// calling [`export!`].
 pub trait Tool {
@@ -60,6 +82,11 @@ pub trait Tool {
     /// # Errors
     /// A [`ToolError`] when the arguments cannot be used or the work fails.
     fn invoke(arguments: &str, context: Context) -> Result<String, ToolError>;
+
+    /// The capabilities the tool requests. Default: none.
+    fn capabilities() -> Capabilities {
+        Capabilities::default()
+    }
 }
 
 /// Exports a [`Tool`] as this component's `tool` world. [`tool`] calls it for you; call it
@@ -88,6 +115,10 @@ macro_rules! export {
                 {
                     $crate::__private::invoke::<$tool>(&arguments, context)
                 }
+
+                fn capabilities() -> $crate::__private::bindings::CapabilityRequest {
+                    $crate::__private::capabilities_to_wit(<$tool as $crate::Tool>::capabilities())
+                }
             }
 
             $crate::__private::bindings::export_tool_world!(Export with_types_in $crate::__private::bindings);
@@ -111,7 +142,7 @@ pub mod __private {
     pub use ::serde_json;
     pub use std::string::String;
 
-    use crate::{Context, Metadata, Tool, ToolError};
+    use crate::{Capabilities, Context, Metadata, Tool, ToolError};
 
     /// The bindings of `wit/tool.wit`, generated once for every tool.
     #[allow(missing_docs, unsafe_code, missing_debug_implementations)]
@@ -148,6 +179,18 @@ pub mod __private {
             version: metadata.version,
             parameters_schema: metadata.parameters_schema.to_string(),
             output_schema: metadata.output_schema.map(|schema| schema.to_string()),
+        }
+    }
+
+    pub fn capabilities_to_wit(capabilities: Capabilities) -> bindings::CapabilityRequest {
+        bindings::CapabilityRequest {
+            http_hosts: capabilities.http_hosts,
+            directories: capabilities
+                .directories
+                .into_iter()
+                .map(|dir| bindings::DirectoryRequest { guest_path: dir.guest_path, writable: dir.writable })
+                .collect(),
+            env: capabilities.env,
         }
     }
 

@@ -19,7 +19,7 @@ fn main() {
     tokio.block_on(async {
         let started = Instant::now();
         let runtime = Runtime::builder().tools_dir(toolcell_tools::DIR).build().await.expect("runtime");
-        println!("load 5 tools (compile + metadata): {:.0} ms", started.elapsed().as_secs_f64() * 1000.0);
+        println!("load 7 tools (compile + metadata): {:.0} ms", started.elapsed().as_secs_f64() * 1000.0);
         assert!(runtime.diagnostics().is_empty(), "{:?}", runtime.diagnostics());
 
         let cache = std::env::temp_dir().join(format!("toolcell-bench-cache-{}", std::process::id()));
@@ -28,7 +28,7 @@ fn main() {
         let started = Instant::now();
         let cached =
             Runtime::builder().tools_dir(toolcell_tools::DIR).compile_cache(&cache).build().await.expect("runtime");
-        println!("load 5 tools from the compile cache: {:.1} ms", started.elapsed().as_secs_f64() * 1000.0);
+        println!("load 7 tools from the compile cache: {:.1} ms", started.elapsed().as_secs_f64() * 1000.0);
         assert_eq!(cached.definitions().len(), 5);
 
         measure("on-demand allocator (default)", &runtime).await;

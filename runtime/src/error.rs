@@ -92,6 +92,20 @@ pub enum CallError {
         /// What is wrong with it.
         reason: String,
     },
+    /// The tool tried an HTTP request its grants do not allow, and the call did not succeed.
+    HttpDenied {
+        /// The request that was refused (`GET https://example.com/path`).
+        request: String,
+        /// The `allow_hosts` entry that would allow it.
+        grant: String,
+        /// The tool's allow-list.
+        allowed: Vec<String>,
+    },
+    /// An HTTP response body was larger than the tool may read, and the call did not succeed.
+    HttpResponseTooLarge {
+        /// The limit in bytes.
+        limit_bytes: u64,
+    },
     /// The host could not run the call, for a reason that is neither the model's nor the
     /// tool's.
     Internal {
@@ -142,6 +156,8 @@ impl CallError {
             Self::Crashed { .. } => "crashed",
             Self::OutputTooLarge { .. } => "output_too_large",
             Self::InvalidOutput { .. } => "invalid_output",
+            Self::HttpDenied { .. } => "http_denied",
+            Self::HttpResponseTooLarge { .. } => "http_response_too_large",
             Self::Internal { .. } => "internal",
         }
     }
@@ -157,6 +173,8 @@ impl CallError {
             | Self::ArgumentsTooLarge { .. }
             | Self::RejectedArguments { .. }
             | Self::OutputTooLarge { .. }
+            | Self::HttpDenied { .. }
+            | Self::HttpResponseTooLarge { .. }
             | Self::Internal { .. } => true,
             Self::ToolFailed { retryable, .. } => *retryable,
             Self::Timeout { .. }
@@ -178,6 +196,26 @@ impl CallError {
                 | Self::ArgumentsTooLarge { .. }
                 | Self::RejectedArguments { .. }
         )
+    }
+}
+
+impl CallError {
+    /// Replaces secrets in every text the tool or a request supplied.
+    pub(crate) fn redact(&mut self, redactor: &crate::redact::Redactor) {
+        if redactor.is_empty() {
+            return;
+        }
+        match self {
+            Self::RejectedArguments { message } | Self::ToolFailed { message, .. } | Self::Internal { message } => {
+                redactor.text(message);
+            }
+            Self::InvalidOutput { reason } => redactor.text(reason),
+            Self::HttpDenied { request, grant, .. } => {
+                redactor.text(request);
+                redactor.text(grant);
+            }
+            _ => {}
+        }
     }
 }
 
@@ -264,6 +302,21 @@ impl fmt::Display for CallError {
                 f,
                 "The tool returned an invalid result: {reason}. This is a bug in the tool; \
                  try a different approach or another tool."
+            ),
+            Self::HttpDenied { request, grant, allowed } => {
+                write!(f, "The tool was not allowed to send `{request}`: ")?;
+                if allowed.is_empty() {
+                    write!(f, "this tool may not make HTTP requests at all.")?;
+                } else {
+                    write!(f, "it may only reach {}. Use a URL on one of those hosts.", quoted_list(allowed))?;
+                }
+                write!(f, " (An operator can allow it with the grant `allow_hosts = [\"{grant}\"]` for this tool.)")
+            }
+            Self::HttpResponseTooLarge { limit_bytes } => write!(
+                f,
+                "An HTTP response was larger than the {} this tool may read. \
+                 Ask for a smaller resource, for example a narrower query or a page of results.",
+                human_bytes(*limit_bytes)
             ),
             Self::Internal { message } => write!(
                 f,

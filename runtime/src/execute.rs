@@ -5,21 +5,26 @@ use std::time::Instant;
 
 use wasmtime::{Engine, Store, Trap, UpdateDeadline};
 
-use crate::bindings::{CallContext, ToolError, ToolMetadata, ToolPre};
+use crate::bindings::capabilities::{CapabilityRequest, CapabilityRequestsPre};
+use crate::bindings::{CallContext, ToolCorePre, ToolError, ToolMetadata};
 use crate::call::Diagnostics;
 use crate::error::{CallError, CrashReason};
+use crate::http::DeniedRequest;
 use crate::limits::Limits;
+use crate::policy::Access;
 use crate::sandbox::Sandbox;
 
-/// Which export to call.
+/// Which export to call, of which prepared component.
 pub(crate) enum Export<'a> {
-    Metadata,
-    Invoke { arguments: &'a str, context: &'a CallContext },
+    Metadata(&'a ToolCorePre<Sandbox>),
+    Capabilities(&'a CapabilityRequestsPre<Sandbox>),
+    Invoke { pre: &'a ToolCorePre<Sandbox>, arguments: &'a str, context: &'a CallContext },
 }
 
 /// What the export returned.
 pub(crate) enum Returned {
     Metadata(ToolMetadata),
+    Capabilities(CapabilityRequest),
     Invoke(Result<String, ToolError>),
 }
 
@@ -29,21 +34,42 @@ pub(crate) struct Execution {
     pub(crate) fuel_consumed: u64,
     pub(crate) peak_memory_bytes: u64,
     pub(crate) diagnostics: Diagnostics,
+    /// HTTP requests the allow-list refused.
+    pub(crate) denied: Vec<DeniedRequest>,
+    /// Whether an HTTP response body went past its cap.
+    pub(crate) response_capped: bool,
 }
 
-/// Instantiates `pre` in a new store and calls `export`, stopping the guest when it runs out
-/// of fuel, memory or time. Must run inside a tokio runtime (the timeout uses its timer).
-pub(crate) async fn execute(engine: &Engine, pre: &ToolPre<Sandbox>, limits: &Limits, export: Export<'_>) -> Execution {
-    let deadline = Instant::now() + limits.timeout;
-    let mut store = Store::new(engine, Sandbox::new(limits, deadline));
-    store.limiter(|sandbox| &mut sandbox.memory);
-    if let Err(err) = store.set_fuel(limits.fuel) {
-        return Execution {
-            outcome: Err(CallError::Internal { message: "the fuel limit could not be set".into() }),
+impl Execution {
+    fn failed(error: CallError, detail: String) -> Self {
+        Self {
+            outcome: Err(error),
             fuel_consumed: 0,
             peak_memory_bytes: 0,
-            diagnostics: Diagnostics { detail: Some(format!("{err:?}")), ..Diagnostics::default() },
-        };
+            diagnostics: Diagnostics { detail: Some(detail), ..Diagnostics::default() },
+            denied: Vec::new(),
+            response_capped: false,
+        }
+    }
+}
+
+/// Instantiates the component in a new store granting `access` and calls `export`, stopping
+/// the guest when it runs out of fuel, memory or time. Must run inside a tokio runtime (the
+/// timeout uses its timer).
+pub(crate) async fn execute(engine: &Engine, limits: &Limits, access: &Access, export: Export<'_>) -> Execution {
+    let deadline = Instant::now() + limits.timeout;
+    let sandbox = match Sandbox::new(limits, access, deadline) {
+        Ok(sandbox) => sandbox,
+        Err(detail) => {
+            let error = CallError::Internal { message: "a directory granted to the tool is unavailable".into() };
+            return Execution::failed(error, detail);
+        }
+    };
+    let mut store = Store::new(engine, sandbox);
+    store.limiter(|sandbox| &mut sandbox.memory);
+    if let Err(err) = store.set_fuel(limits.fuel) {
+        let error = CallError::Internal { message: "the fuel limit could not be set".into() };
+        return Execution::failed(error, format!("{err:?}"));
     }
     // Check the deadline on every epoch tick; between checks, yield so that one busy guest
     // cannot starve other calls on the same thread.
@@ -53,10 +79,17 @@ pub(crate) async fn execute(engine: &Engine, pre: &ToolPre<Sandbox>, limits: &Li
     store.set_epoch_deadline(1);
 
     let run = async {
-        let tool = pre.instantiate_async(&mut store).await?;
         match export {
-            Export::Metadata => tool.call_metadata(&mut store).await.map(Returned::Metadata),
-            Export::Invoke { arguments, context } => {
+            Export::Metadata(pre) => {
+                let tool = pre.instantiate_async(&mut store).await?;
+                tool.call_metadata(&mut store).await.map(Returned::Metadata)
+            }
+            Export::Capabilities(pre) => {
+                let tool = pre.instantiate_async(&mut store).await?;
+                tool.call_capabilities(&mut store).await.map(Returned::Capabilities)
+            }
+            Export::Invoke { pre, arguments, context } => {
+                let tool = pre.instantiate_async(&mut store).await?;
                 tool.call_invoke(&mut store, arguments, context).await.map(Returned::Invoke)
             }
         }
@@ -84,7 +117,10 @@ pub(crate) async fn execute(engine: &Engine, pre: &ToolPre<Sandbox>, limits: &Li
             Err(timeout(limits))
         }
     };
-    Execution { outcome, fuel_consumed, peak_memory_bytes: sandbox.memory.peak, diagnostics }
+    let peak_memory_bytes = sandbox.memory.peak;
+    let response_capped = sandbox.gate.response_capped.load(std::sync::atomic::Ordering::Relaxed);
+    let denied = std::mem::take(&mut store.data_mut().gate.denied);
+    Execution { outcome, fuel_consumed, peak_memory_bytes, diagnostics, denied, response_capped }
 }
 
 /// Names the limit or fault behind a failed instantiation or call.

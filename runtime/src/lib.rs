@@ -34,8 +34,11 @@ mod call;
 mod engine;
 mod error;
 mod execute;
+mod http;
 mod limits;
 mod load;
+mod policy;
+mod redact;
 mod runtime;
 mod sandbox;
 mod schema;
@@ -44,4 +47,8 @@ pub use call::{Arguments, Diagnostics, ToolCall, ToolOutput, Usage};
 pub use error::{CallError, CrashReason, Violation};
 pub use limits::{LimitOverrides, Limits};
 pub use load::{LoadDiagnostic, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, ToolDefinition};
+pub use policy::{
+    DirGrant, EnvGrant, EnvValue, Grants, HostPattern, POLICY_FILE, Policy, PolicyError, REDACTED,
+    RequestedCapabilities, RequestedDirectory,
+};
 pub use runtime::{Runtime, RuntimeBuilder, RuntimeError};

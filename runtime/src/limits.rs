@@ -29,6 +29,9 @@ pub struct Limits {
     /// Guest stdout and stderr kept for diagnostics, each; the rest is counted and dropped.
     /// Default: 64 KiB.
     pub max_stdio_bytes: u64,
+    /// Size of one HTTP response body a tool may read; reading past it fails the read.
+    /// Default: 10 MiB.
+    pub max_http_response_bytes: u64,
 }
 
 impl Default for Limits {
@@ -40,6 +43,7 @@ impl Default for Limits {
             max_argument_bytes: 1 << 20,
             max_output_bytes: 1 << 20,
             max_stdio_bytes: 64 << 10,
+            max_http_response_bytes: 10 << 20,
         }
     }
 }
@@ -48,14 +52,22 @@ impl Limits {
     /// These limits with every limit `overrides` sets replaced.
     #[must_use]
     pub fn with(mut self, overrides: &LimitOverrides) -> Self {
-        let LimitOverrides { fuel, timeout, memory_bytes, max_argument_bytes, max_output_bytes, max_stdio_bytes } =
-            *overrides;
+        let LimitOverrides {
+            fuel,
+            timeout,
+            memory_bytes,
+            max_argument_bytes,
+            max_output_bytes,
+            max_stdio_bytes,
+            max_http_response_bytes,
+        } = *overrides;
         self.fuel = fuel.unwrap_or(self.fuel);
         self.timeout = timeout.unwrap_or(self.timeout);
         self.memory_bytes = memory_bytes.unwrap_or(self.memory_bytes);
         self.max_argument_bytes = max_argument_bytes.unwrap_or(self.max_argument_bytes);
         self.max_output_bytes = max_output_bytes.unwrap_or(self.max_output_bytes);
         self.max_stdio_bytes = max_stdio_bytes.unwrap_or(self.max_stdio_bytes);
+        self.max_http_response_bytes = max_http_response_bytes.unwrap_or(self.max_http_response_bytes);
         self
     }
 }
@@ -77,6 +89,8 @@ pub struct LimitOverrides {
     pub max_output_bytes: Option<u64>,
     /// See [`Limits::max_stdio_bytes`].
     pub max_stdio_bytes: Option<u64>,
+    /// See [`Limits::max_http_response_bytes`].
+    pub max_http_response_bytes: Option<u64>,
 }
 
 impl LimitOverrides {
@@ -117,6 +131,27 @@ impl LimitOverrides {
     #[must_use]
     pub fn max_output_bytes(mut self, bytes: u64) -> Self {
         self.max_output_bytes = Some(bytes);
+        self
+    }
+
+    /// These overrides with every value `later` sets replaced.
+    #[must_use]
+    pub fn merged(&self, later: &LimitOverrides) -> Self {
+        Self {
+            fuel: later.fuel.or(self.fuel),
+            timeout: later.timeout.or(self.timeout),
+            memory_bytes: later.memory_bytes.or(self.memory_bytes),
+            max_argument_bytes: later.max_argument_bytes.or(self.max_argument_bytes),
+            max_output_bytes: later.max_output_bytes.or(self.max_output_bytes),
+            max_stdio_bytes: later.max_stdio_bytes.or(self.max_stdio_bytes),
+            max_http_response_bytes: later.max_http_response_bytes.or(self.max_http_response_bytes),
+        }
+    }
+
+    /// Replaces the HTTP response size limit.
+    #[must_use]
+    pub fn max_http_response_bytes(mut self, bytes: u64) -> Self {
+        self.max_http_response_bytes = Some(bytes);
         self
     }
 

@@ -7,10 +7,12 @@ use serde_json::{Value, json};
 use wasmtime::Engine;
 use wasmtime::component::{Component, Linker};
 
-use crate::bindings::ToolPre;
+use crate::bindings::ToolCorePre;
+use crate::bindings::capabilities::CapabilityRequestsPre;
 use crate::cache::CompileCache;
 use crate::execute::{Export, Returned, execute};
 use crate::limits::Limits;
+use crate::policy::{Access, RequestedCapabilities, RequestedDirectory};
 use crate::sandbox::Sandbox;
 use crate::schema::CompiledSchema;
 
@@ -66,11 +68,19 @@ impl fmt::Display for LoadDiagnostic {
     }
 }
 
+/// A component compiled and linked, its exports found.
+pub(crate) struct Prepared {
+    core: ToolCorePre<Sandbox>,
+    /// Absent for tools built before the `capabilities` export existed.
+    capabilities: Option<CapabilityRequestsPre<Sandbox>>,
+}
+
 /// A tool ready to be called.
 pub(crate) struct LoadedTool {
     pub(crate) definition: ToolDefinition,
+    pub(crate) requested: RequestedCapabilities,
     pub(crate) source: String,
-    pub(crate) pre: ToolPre<Sandbox>,
+    pub(crate) pre: ToolCorePre<Sandbox>,
     pub(crate) parameters: CompiledSchema,
     pub(crate) output: Option<CompiledSchema>,
 }
@@ -82,7 +92,7 @@ pub(crate) fn prepare(
     linker: &Linker<Sandbox>,
     cache: Option<&CompileCache>,
     bytes: &[u8],
-) -> Result<ToolPre<Sandbox>, String> {
+) -> Result<Prepared, String> {
     const MAGIC: &[u8] = b"\0asm";
     const CORE_VERSION: &[u8] = &[1, 0, 0, 0];
     if bytes.len() < 8 || &bytes[..4] != MAGIC {
@@ -101,30 +111,47 @@ pub(crate) fn prepare(
     let pre = linker.instantiate_pre(&component).map_err(|err| {
         format!("cannot be linked: {err}. A tool may import only WASI 0.2 interfaces that toolcell provides")
     })?;
-    ToolPre::new(pre).map_err(|err| {
+    let capabilities = match component.get_export_index(None, "capabilities") {
+        Some(_) => Some(CapabilityRequestsPre::new(pre.clone()).map_err(|err| {
+            format!("exports `capabilities` with the wrong type ({err}); rebuild it with the current toolcell-guest")
+        })?),
+        None => None,
+    };
+    let core = ToolCorePre::new(pre).map_err(|err| {
         format!(
             "does not export the `toolcell:tool/tool` world ({err}); \
              is it a tool built with toolcell-guest's #[tool]? A `wasi:cli` command is not a tool"
         )
-    })
+    })?;
+    Ok(Prepared { core, capabilities })
 }
 
-/// Reads a prepared component's metadata (once, under `limits`) and checks it.
+/// Reads a prepared component's metadata and requested capabilities (once, under `limits`,
+/// granted nothing) and checks them.
 pub(crate) async fn load(
     engine: &Engine,
     source: String,
-    pre: ToolPre<Sandbox>,
+    prepared: Prepared,
     limits: &Limits,
 ) -> Result<LoadedTool, String> {
-    let execution = execute(engine, &pre, limits, Export::Metadata).await;
-    let metadata = match execution.outcome {
-        Ok(Returned::Metadata(metadata)) => metadata,
-        Ok(Returned::Invoke(_)) => return Err("returned an unexpected value from metadata()".into()),
-        Err(err) => {
-            let detail = execution.diagnostics.detail.unwrap_or_default();
-            tracing::warn!(%source, kind = err.kind(), %detail, stderr = %execution.diagnostics.stderr, "metadata() failed");
-            return Err(format!("failed in metadata() ({}); it must return without trapping", err.kind()));
-        }
+    let metadata = match call_once(engine, &source, limits, Export::Metadata(&prepared.core)).await? {
+        Returned::Metadata(metadata) => metadata,
+        _ => return Err("returned an unexpected value from metadata()".into()),
+    };
+    let requested = match &prepared.capabilities {
+        Some(pre) => match call_once(engine, &source, limits, Export::Capabilities(pre)).await? {
+            Returned::Capabilities(request) => RequestedCapabilities {
+                http_hosts: request.http_hosts,
+                directories: request
+                    .directories
+                    .into_iter()
+                    .map(|dir| RequestedDirectory { guest_path: dir.guest_path, writable: dir.writable })
+                    .collect(),
+                env: request.env,
+            },
+            _ => return Err("returned an unexpected value from capabilities()".into()),
+        },
+        None => RequestedCapabilities::default(),
     };
 
     check_name(&metadata.name)?;
@@ -174,10 +201,22 @@ pub(crate) async fn load(
             parameters: parameters_schema,
             output_schema,
         },
+        requested,
         source,
-        pre,
+        pre: prepared.core,
         parameters,
         output,
+    })
+}
+
+/// Calls a describing export (`metadata`, `capabilities`) in a sandbox that grants nothing.
+async fn call_once(engine: &Engine, source: &str, limits: &Limits, export: Export<'_>) -> Result<Returned, String> {
+    let name = if matches!(export, Export::Capabilities(_)) { "capabilities" } else { "metadata" };
+    let execution = execute(engine, limits, &Access::default(), export).await;
+    execution.outcome.map_err(|err| {
+        let detail = execution.diagnostics.detail.unwrap_or_default();
+        tracing::warn!(%source, kind = err.kind(), %detail, stderr = %execution.diagnostics.stderr, "{name}() failed");
+        format!("failed in {name}() ({}); it must return without trapping", err.kind())
     })
 }
 

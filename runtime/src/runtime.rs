@@ -20,6 +20,8 @@ use crate::error::CallError;
 use crate::execute::{Export, Returned, execute};
 use crate::limits::{LimitOverrides, Limits};
 use crate::load::{self, LoadDiagnostic, LoadedTool, ToolDefinition};
+use crate::policy::{Access, Grants, POLICY_FILE, Policy, PolicyError, RequestedCapabilities};
+use crate::redact::Redactor;
 use crate::sandbox::Sandbox;
 use crate::schema::truncate_chars;
 
@@ -42,6 +44,10 @@ pub enum RuntimeError {
     /// The epoch ticker thread could not be started.
     #[error("cannot start the epoch ticker thread: {0}")]
     Ticker(#[source] std::io::Error),
+    /// A policy file is invalid. Nothing is loaded: a tool must not run with less, or more,
+    /// than its operator meant to grant.
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
 }
 
 /// Where components come from, in the order they were added.
@@ -56,7 +62,7 @@ enum Source {
 pub struct RuntimeBuilder {
     sources: Vec<Source>,
     limits: Limits,
-    tool_limits: BTreeMap<String, LimitOverrides>,
+    policy: Policy,
     cache: Option<CompileCache>,
     max_concurrent_calls: Option<u32>,
 }
@@ -66,7 +72,7 @@ impl std::fmt::Debug for RuntimeBuilder {
         f.debug_struct("RuntimeBuilder")
             .field("sources", &self.sources.len())
             .field("limits", &self.limits)
-            .field("tool_limits", &self.tool_limits)
+            .field("policy", &self.policy)
             .field("cache", &self.cache)
             .field("max_concurrent_calls", &self.max_concurrent_calls)
             .finish()
@@ -74,7 +80,8 @@ impl std::fmt::Debug for RuntimeBuilder {
 }
 
 impl RuntimeBuilder {
-    /// Loads every `*.wasm` file in `dir` (not recursively), in file-name order.
+    /// Loads every `*.wasm` file in `dir` (not recursively), in file-name order, with the
+    /// grants of the folder's policy file, `toolcell.toml`, if it has one.
     pub fn tools_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.sources.push(Source::Dir(dir.into()));
         self
@@ -99,8 +106,19 @@ impl RuntimeBuilder {
     }
 
     /// Limits for one tool, on top of the default limits.
-    pub fn tool_limits(mut self, tool: impl Into<String>, overrides: LimitOverrides) -> Self {
-        self.tool_limits.insert(tool.into(), overrides);
+    pub fn tool_limits(self, tool: impl Into<String>, overrides: LimitOverrides) -> Self {
+        self.grant(tool, Grants::new().limits(overrides))
+    }
+
+    /// Grants capabilities (and limits) to the tool named `tool`, on top of what it has.
+    pub fn grant(mut self, tool: impl Into<String>, grants: Grants) -> Self {
+        self.policy.grant(tool, grants);
+        self
+    }
+
+    /// Adds every grant of `policy`.
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.policy.merge(policy);
         self
     }
 
@@ -127,10 +145,22 @@ impl RuntimeBuilder {
     /// Compiles and checks every component. Must run inside a tokio runtime.
     ///
     /// # Errors
-    /// Only when a tools folder cannot be read or the engine cannot start. A component that
-    /// cannot be loaded (corrupt, a core module, another world, bad metadata, a duplicate
-    /// name) becomes a [`LoadDiagnostic`] instead.
-    pub async fn build(self) -> Result<Runtime, RuntimeError> {
+    /// When a tools folder cannot be read, its policy file is invalid, or the engine cannot
+    /// start. A component that cannot be loaded (corrupt, a core module, another world, bad
+    /// metadata, a duplicate name, grants that cannot be resolved) becomes a
+    /// [`LoadDiagnostic`] instead.
+    pub async fn build(mut self) -> Result<Runtime, RuntimeError> {
+        for source in &self.sources {
+            if let Source::Dir(dir) = source {
+                let file = dir.join(POLICY_FILE);
+                if file.is_file() {
+                    // The folder's file first; grants made in code add to it.
+                    let mut combined = Policy::from_file(&file)?;
+                    combined.merge(std::mem::take(&mut self.policy));
+                    self.policy = combined;
+                }
+            }
+        }
         let pooling = self
             .max_concurrent_calls
             .map(|max_concurrent_calls| Pooling { max_concurrent_calls, max_memory_bytes: self.max_memory_bytes() });
@@ -138,6 +168,8 @@ impl RuntimeBuilder {
         let ticker = EpochTicker::start(&engine).map_err(RuntimeError::Ticker)?;
         let mut linker = Linker::<Sandbox>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(|err| RuntimeError::Engine(err.to_string()))?;
+        wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
+            .map_err(|err| RuntimeError::Engine(err.to_string()))?;
 
         let mut diagnostics = Vec::new();
         let mut inputs = Vec::new();
@@ -192,30 +224,38 @@ impl RuntimeBuilder {
                 Err(reason) => diagnostics.push(LoadDiagnostic { source, reason }),
             }
         }
-        for name in self.tool_limits.keys().filter(|name| !tools.contains_key(*name)) {
+        for (name, _) in self.policy.tools().filter(|(name, _)| !tools.contains_key(*name)) {
             diagnostics.push(LoadDiagnostic {
-                source: "limits".into(),
-                reason: format!("limits are set for tool `{name}`, but no loaded tool has that name"),
+                source: "policy".into(),
+                reason: format!("grants or limits are set for tool `{name}`, but no loaded tool has that name"),
             });
+        }
+
+        let mut entries = BTreeMap::new();
+        for (name, tool) in tools {
+            let grants = self.policy.grants(&name).cloned().unwrap_or_default();
+            match Access::resolve(&grants, |variable| std::env::var(variable).ok()) {
+                Ok(access) => {
+                    let limits = self.limits.with(&grants.limits);
+                    entries.insert(name, ToolEntry { tool, limits, grants, access });
+                }
+                Err(reason) => diagnostics.push(LoadDiagnostic {
+                    reason: format!("tool `{name}` was not loaded: {reason}"),
+                    source: tool.source,
+                }),
+            }
         }
         for diagnostic in &diagnostics {
             tracing::warn!(source = %diagnostic.source, reason = %diagnostic.reason, "component not loaded");
         }
-
-        let tools = tools
-            .into_iter()
-            .map(|(name, tool)| {
-                let limits = self.limits.with(&self.tool_limits.get(&name).copied().unwrap_or_default());
-                (name, ToolEntry { tool, limits })
-            })
-            .collect();
+        let tools = entries;
         let slots = pooling.map(|pooling| (Arc::new(Semaphore::new(pooling.max_concurrent_calls as usize)), pooling));
         Ok(Runtime { inner: Arc::new(Inner { engine, tools, diagnostics, slots, _ticker: ticker }) })
     }
 
     /// The largest memory limit any tool has: the size of every pooled memory slot.
     fn max_memory_bytes(&self) -> u64 {
-        let overrides = self.tool_limits.values().map(|overrides| self.limits.with(overrides).memory_bytes);
+        let overrides = self.policy.tools().map(|(_, grants)| self.limits.with(&grants.limits).memory_bytes);
         overrides.fold(self.limits.memory_bytes, u64::max)
     }
 }
@@ -244,6 +284,8 @@ fn read_tools_dir(dir: &Path, diagnostics: &mut Vec<LoadDiagnostic>) -> Result<V
 struct ToolEntry {
     tool: LoadedTool,
     limits: Limits,
+    grants: Grants,
+    access: Access,
 }
 
 struct Inner {
@@ -279,7 +321,7 @@ impl Runtime {
         RuntimeBuilder {
             sources: Vec::new(),
             limits: Limits::default(),
-            tool_limits: BTreeMap::new(),
+            policy: Policy::new(),
             cache: None,
             max_concurrent_calls: None,
         }
@@ -303,6 +345,16 @@ impl Runtime {
     /// The limits a tool's calls run under (before per-call overrides).
     pub fn limits(&self, name: &str) -> Option<Limits> {
         self.inner.tools.get(name).map(|entry| entry.limits)
+    }
+
+    /// What the operator granted a tool (without secret values).
+    pub fn grants(&self, name: &str) -> Option<&Grants> {
+        self.inner.tools.get(name).map(|entry| &entry.grants)
+    }
+
+    /// What a tool asks to be granted (asking grants nothing).
+    pub fn requested(&self, name: &str) -> Option<&RequestedCapabilities> {
+        self.inner.tools.get(name).map(|entry| &entry.tool.requested)
     }
 
     /// The components that were not loaded, and why.
@@ -382,17 +434,13 @@ impl Runtime {
         let arguments = arguments.to_string();
         let context =
             CallContext { call_id: call.id.clone(), host_context: Value::Object(call.context.clone()).to_string() };
-        let execution = execute(
-            &self.inner.engine,
-            &entry.tool.pre,
-            &limits,
-            Export::Invoke { arguments: &arguments, context: &context },
-        )
-        .await;
+        let export = Export::Invoke { pre: &entry.tool.pre, arguments: &arguments, context: &context };
+        let mut execution = execute(&self.inner.engine, &limits, &entry.access, export).await;
         let usage = usage(started, execution.fuel_consumed, execution.peak_memory_bytes);
         let max_message_bytes = usize::try_from(limits.max_output_bytes).unwrap_or(usize::MAX);
+        let redactor = &entry.access.redactor;
         let result = match execution.outcome {
-            Ok(Returned::Invoke(Ok(result))) => check_output(&entry.tool, result, &limits),
+            Ok(Returned::Invoke(Ok(result))) => check_output(&entry.tool, result, &limits, redactor),
             Ok(Returned::Invoke(Err(ToolError::InvalidArguments(message)))) => {
                 Err(CallError::RejectedArguments { message: truncate_bytes(message, max_message_bytes) })
             }
@@ -400,13 +448,45 @@ impl Runtime {
                 message: truncate_bytes(failure.message, max_message_bytes),
                 retryable: failure.retryable,
             }),
-            Ok(Returned::Metadata(_)) => Err(CallError::Internal { message: "the wrong export was called".into() }),
+            Ok(Returned::Metadata(_) | Returned::Capabilities(_)) => {
+                Err(CallError::Internal { message: "the wrong export was called".into() })
+            }
             Err(error) => Err(error),
         };
+        // A refused request or a capped response that ends the call explains the failure
+        // better than whatever the tool made of it; the tool's own account goes to detail.
+        let result = result.map_err(|error| {
+            let cause = match execution.denied.first() {
+                Some(denied) => CallError::HttpDenied {
+                    request: denied.request.clone(),
+                    grant: denied.grant.clone(),
+                    allowed: entry.grants.allow_hosts.iter().map(ToString::to_string).collect(),
+                },
+                None if execution.response_capped => {
+                    CallError::HttpResponseTooLarge { limit_bytes: limits.max_http_response_bytes }
+                }
+                None => return error,
+            };
+            let detail = execution.diagnostics.detail.take().map(|detail| format!("\n{detail}")).unwrap_or_default();
+            execution.diagnostics.detail = Some(format!("the tool's own outcome: {error}{detail}"));
+            cause
+        });
+        let mut diagnostics = execution.diagnostics;
+        if !redactor.is_empty() {
+            for text in [&mut diagnostics.stdout, &mut diagnostics.stderr] {
+                redactor.text(text);
+            }
+            if let Some(detail) = &mut diagnostics.detail {
+                redactor.text(detail);
+            }
+        }
+        let result = result.map_err(|mut error| {
+            error.redact(redactor);
+            error
+        });
         match result {
-            Ok(content) => ToolOutput::success(&call, content, usage, execution.diagnostics),
+            Ok(content) => ToolOutput::success(&call, content, usage, diagnostics),
             Err(error) => {
-                let diagnostics = execution.diagnostics;
                 if error.is_caller_error() {
                     tracing::debug!(kind = error.kind(), "tool rejected the call");
                 } else {
@@ -453,13 +533,14 @@ fn usage(started: Instant, fuel_consumed: u64, peak_memory_bytes: u64) -> Usage 
     Usage { duration: started.elapsed(), fuel_consumed, peak_memory_bytes }
 }
 
-/// Holds a result to the output limit, JSON, and the tool's output schema.
-fn check_output(tool: &LoadedTool, result: String, limits: &Limits) -> Result<String, CallError> {
+/// Holds a result to the output limit, JSON, and the tool's output schema, and redacts
+/// secrets from it.
+fn check_output(tool: &LoadedTool, result: String, limits: &Limits, redactor: &Redactor) -> Result<String, CallError> {
     let size = result.len() as u64;
     if size > limits.max_output_bytes {
         return Err(CallError::OutputTooLarge { size, limit: limits.max_output_bytes });
     }
-    let value: Value = serde_json::from_str(&result)
+    let mut value: Value = serde_json::from_str(&result)
         .map_err(|err| CallError::InvalidOutput { reason: format!("it is not JSON ({err})") })?;
     if let Some(schema) = &tool.output {
         let violations = schema.violations(&value);
@@ -473,6 +554,9 @@ fn check_output(tool: &LoadedTool, result: String, limits: &Limits) -> Result<St
                 reason: format!("it does not match the tool's output schema (at {at}: {}{more})", first.message),
             });
         }
+    }
+    if !redactor.is_empty() && redactor.json(&mut value) {
+        return Ok(value.to_string());
     }
     Ok(result)
 }

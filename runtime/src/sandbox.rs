@@ -1,5 +1,6 @@
-//! The per-call world a guest runs in: a WASI context that grants nothing, a memory limiter
-//! that remembers what it refused, and bounded captures of stdout and stderr.
+//! The per-call world a guest runs in: a WASI context that grants exactly the tool's
+//! [`Access`] (nothing by default), HTTP behind the allow-list gate, a memory limiter that
+//! remembers what it refused, and bounded captures of stdout and stderr.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
@@ -9,14 +10,19 @@ use wasmtime::ResourceLimiter;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
 use wasmtime_wasi::p2::{OutputStream, Pollable, StreamError};
-use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
+use crate::http::HttpGate;
 use crate::limits::Limits;
+use crate::policy::Access;
 
 /// The store data of one call.
 pub(crate) struct Sandbox {
     wasi: WasiCtx,
     table: ResourceTable,
+    http: WasiHttpCtx,
+    pub(crate) gate: HttpGate,
     pub(crate) memory: MemoryLimiter,
     pub(crate) stdout: CapturedOutput,
     pub(crate) stderr: CapturedOutput,
@@ -25,32 +31,50 @@ pub(crate) struct Sandbox {
 }
 
 impl Sandbox {
-    pub(crate) fn new(limits: &Limits, deadline: Instant) -> Self {
+    /// # Errors
+    /// When a granted directory can no longer be opened.
+    pub(crate) fn new(limits: &Limits, access: &Access, deadline: Instant) -> Result<Self, String> {
         let stdout = CapturedOutput::new(limits.max_stdio_bytes);
         let stderr = CapturedOutput::new(limits.max_stdio_bytes);
         // WasiCtxBuilder's defaults already grant no files, env, args or addresses; the
-        // explicit calls make the policy visible here and immune to changed defaults.
-        let wasi = WasiCtxBuilder::new()
-            .stdout(stdout.clone())
+        // explicit calls make the policy visible here and immune to changed defaults. HTTP
+        // goes through the gate, never through sockets.
+        let mut wasi = WasiCtxBuilder::new();
+        wasi.stdout(stdout.clone())
             .stderr(stderr.clone())
             .allow_tcp(false)
             .allow_udp(false)
-            .allow_ip_name_lookup(false)
-            .build();
-        Self {
-            wasi,
+            .allow_ip_name_lookup(false);
+        for (name, value) in &access.env {
+            wasi.env(name, value);
+        }
+        for dir in &access.dirs {
+            let perms = if dir.writable { FsPerms::ReadWrite } else { FsPerms::ReadOnly };
+            wasi.preopened_dir(&dir.host, &dir.guest, perms)
+                .map_err(|err| format!("the granted directory {} cannot be opened: {err}", dir.host.display()))?;
+        }
+        Ok(Self {
+            wasi: wasi.build(),
             table: ResourceTable::new(),
+            http: WasiHttpCtx::new(),
+            gate: HttpGate::new(access.allow_hosts.clone(), limits.max_http_response_bytes),
             memory: MemoryLimiter::new(limits.memory_bytes),
             stdout,
             stderr,
             deadline,
-        }
+        })
     }
 }
 
 impl WasiView for Sandbox {
     fn ctx(&mut self) -> WasiCtxView<'_> {
         WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}
+
+impl WasiHttpView for Sandbox {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        WasiHttpCtxView { ctx: &mut self.http, table: &mut self.table, hooks: &mut self.gate }
     }
 }
 

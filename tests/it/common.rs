@@ -28,9 +28,10 @@ pub const CALLABLE_GUESTS: &[&str] = &[
     toolcell_tests::REJECTS_ARGUMENTS,
     toolcell_tests::SLEEPER,
     toolcell_tests::STACK_OVERFLOW,
+    toolcell_tests::TABLE_BOMB,
 ];
 
-/// A runtime over [`CALLABLE_GUESTS`] and the five standard tools, shared by every test.
+/// A runtime over [`CALLABLE_GUESTS`] and the seven standard tools, shared by every test.
 pub fn runtime() -> &'static Runtime {
     static RUNTIME: OnceLock<Runtime> = OnceLock::new();
     RUNTIME.get_or_init(|| {

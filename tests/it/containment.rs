@@ -40,6 +40,18 @@ async fn growing_memory_directly_hits_the_memory_limit() {
 }
 
 #[tokio::test]
+async fn growing_a_table_hits_the_memory_limit() {
+    let output = contain("table_bomb", json!({}), LimitOverrides::new().memory_bytes(8 << 20)).await;
+    match output.error {
+        Some(CallError::MemoryLimit { limit_bytes, requested_bytes }) => {
+            assert_eq!(limit_bytes, 8 << 20);
+            assert!(requested_bytes > 8 << 20, "{requested_bytes}");
+        }
+        other => panic!("expected memory_limit, got {other:?}"),
+    }
+}
+
+#[tokio::test]
 async fn every_hostile_guest_leaves_the_host_serving() {
     let cases: [(&str, LimitOverrides, &str); 8] = [
         ("infinite_loop", LimitOverrides::new().timeout(Duration::from_millis(100)).fuel(u64::MAX / 2), "timeout"),

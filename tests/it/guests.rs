@@ -18,9 +18,15 @@ mod covered_by {
     pub const counter: &str = "guests::no_state_survives_between_calls";
     pub const echo: &str = "guests::the_tool_receives_the_call_id_and_host_context";
     pub const echo_duplicate: &str = "loading::each_bad_component_becomes_a_diagnostic";
+    pub const env_reader: &str = "capabilities::granted_secrets_are_redacted_from_results_errors_and_diagnostics";
     pub const exit_nonzero: &str = "containment::exiting_with_a_failure_status_is_a_crash";
     pub const exit_zero: &str = "containment::exiting_with_status_zero_is_not_a_result";
     pub const fails_retryably: &str = "errors::tool_failures_carry_the_tools_retryable_flag";
+    pub const fs_escape: &str = "capabilities::reads_outside_the_granted_directory_fail_inside_the_guest";
+    pub const fs_write: &str = "capabilities::a_read_only_grant_refuses_writes_and_a_read_write_grant_allows_them";
+    pub const http_huge_response: &str = "capabilities::a_huge_http_response_is_cut_at_the_cap";
+    pub const http_to_loopback: &str = "capabilities::ip_literals_and_localhost_need_an_exact_grant";
+    pub const http_unlisted_host: &str = "capabilities::http_to_an_unlisted_host_is_denied_before_it_leaves";
     pub const infinite_loop: &str = "errors::a_busy_loop_is_stopped_by_the_deadline";
     pub const invalid_name: &str = "loading::each_bad_component_becomes_a_diagnostic";
     pub const invalid_schema: &str = "loading::each_bad_component_becomes_a_diagnostic";
@@ -30,11 +36,13 @@ mod covered_by {
     pub const metadata_panics: &str = "loading::each_bad_component_becomes_a_diagnostic";
     pub const non_json_output: &str = "errors::output_that_is_not_json_is_invalid";
     pub const non_object_schema: &str = "loading::each_bad_component_becomes_a_diagnostic";
-    pub const probe: &str = "guests::the_sandbox_grants_nothing";
     pub const panic: &str = "errors::a_panic_is_a_crash_and_its_message_stays_with_the_operator";
+    pub const probe: &str = "guests::the_sandbox_grants_nothing";
     pub const rejects_arguments: &str = "errors::a_tool_can_reject_valid_arguments";
     pub const sleeper: &str = "errors::a_guest_blocked_in_a_host_call_is_stopped_by_the_wall_clock";
+    pub const socket_open: &str = "capabilities::sockets_and_name_lookups_are_refused";
     pub const stack_overflow: &str = "errors::stack_overflow_is_a_crash";
+    pub const table_bomb: &str = "containment::growing_a_table_hits_the_memory_limit";
 }
 
 macro_rules! require_test {

@@ -1,12 +1,12 @@
-//! The five standard tools, end to end through the runtime.
+//! The seven standard tools, end to end through the runtime.
 
 use serde_json::json;
 
 use crate::common::{call, kind, runtime, value};
 
 #[tokio::test]
-async fn all_five_standard_tools_load_with_valid_definitions() {
-    for name in ["calculator", "json_query", "regex", "datetime", "unit_convert"] {
+async fn all_seven_standard_tools_load_with_valid_definitions() {
+    for name in ["calculator", "json_query", "regex", "datetime", "unit_convert", "http_fetch", "files"] {
         let definition = runtime().definition(name).unwrap_or_else(|| panic!("{name} is loaded"));
         assert_eq!(definition.version, "1.0.0");
         assert_eq!(definition.parameters["type"], "object");

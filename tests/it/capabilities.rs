@@ -1,0 +1,361 @@
+//! Capabilities under a policy: granted directories, environment variables (as secrets) and
+//! the HTTP allow-list, each with the attacks that must fail, plus the two tools that need
+//! grants, `files` and `http_fetch`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde_json::{Value, json};
+use toolcell_runtime::{CallError, Policy, REDACTED, Runtime, ToolCall, ToolOutput};
+
+use crate::common::{COMPILE_CACHE, kind, value};
+
+/// The secret granted to `env_reader` as `API_TOKEN`.
+const TOKEN: &str = "tok-3f9a7c1e55";
+/// What the file outside the granted folder holds.
+const OUTSIDE: &str = "TOP SECRET: outside the grant";
+/// How much of an HTTP response a tool may read here.
+const RESPONSE_CAP: u64 = 1 << 20;
+
+/// A folder tree, a local HTTP server and a runtime granting parts of both.
+pub struct World {
+    runtime: Runtime,
+    root: PathBuf,
+    port: u16,
+    /// The request lines the server received.
+    requests: Arc<Mutex<Vec<String>>>,
+}
+
+fn world() -> &'static World {
+    static WORLD: OnceLock<World> = OnceLock::new();
+    WORLD.get_or_init(|| {
+        let root = std::env::temp_dir().join(format!("toolcell-capabilities-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for dir in ["data/sub", "scratch"] {
+            std::fs::create_dir_all(root.join(dir)).expect("create folders");
+        }
+        std::fs::write(root.join("secret.txt"), OUTSIDE).expect("write");
+        std::fs::write(root.join("data/notes.txt"), "alpha\nneedle here\nomega\n").expect("write");
+        std::fs::write(root.join("data/sub/deep.txt"), "another needle\n").expect("write");
+        std::os::unix::fs::symlink(root.join("secret.txt"), root.join("data/link")).expect("symlink");
+
+        let (port, requests) = serve_http();
+        let policy_text = format!(
+            r#"
+            [tools.fs_escape]
+            dirs = [{{ host = "data", guest = "/data" }}]
+            [tools.files]
+            dirs = [{{ host = "data", guest = "/workspace" }}]
+            [tools.fs_write]
+            dirs = [{{ host = "data", guest = "/data", mode = "ro" }}, {{ host = "scratch", guest = "/scratch", mode = "rw" }}]
+            [tools.env_reader]
+            env = {{ API_TOKEN = "{TOKEN}" }}
+            [tools.http_unlisted_host]
+            allow_hosts = ["example.com"]
+            [tools.http_to_loopback]
+            allow_hosts = ["*.example.com"]
+            [tools.http_huge_response]
+            allow_hosts = ["127.0.0.1:{port}"]
+            limits = {{ max_http_response_bytes = {RESPONSE_CAP} }}
+            [tools.http_fetch]
+            allow_hosts = ["127.0.0.1:{port}"]
+            limits = {{ max_http_response_bytes = {RESPONSE_CAP} }}
+            "#
+        );
+        let policy_file = root.join("toolcell.toml");
+        std::fs::write(&policy_file, policy_text).expect("write the policy");
+        let policy = Policy::from_file(&policy_file).expect("a valid policy");
+
+        let runtime = std::thread::spawn(move || {
+            let tokio = tokio::runtime::Runtime::new().expect("tokio runtime");
+            tokio.block_on(async {
+                let guests = [
+                    toolcell_tests::ENV_READER,
+                    toolcell_tests::FS_ESCAPE,
+                    toolcell_tests::FS_WRITE,
+                    toolcell_tests::HTTP_HUGE_RESPONSE,
+                    toolcell_tests::HTTP_TO_LOOPBACK,
+                    toolcell_tests::HTTP_UNLISTED_HOST,
+                    toolcell_tests::SOCKET_OPEN,
+                ];
+                let builder =
+                    Runtime::builder().tools_dir(toolcell_tools::DIR).compile_cache(COMPILE_CACHE).policy(policy);
+                let builder = guests.iter().fold(builder, |builder, path| builder.component_file(path));
+                let runtime = builder.build().await.expect("runtime builds");
+                assert_eq!(runtime.diagnostics(), &[], "every guest loads");
+                runtime
+            })
+        })
+        .join()
+        .expect("runtime thread");
+        World { runtime, root, port, requests }
+    })
+}
+
+/// A tiny HTTP/1.1 server on a thread of its own (tests' tokio runtimes come and go):
+/// `/hello` (text), `/json`, `/huge` (100 MB), `/redirect-out` (to a host no grant names).
+fn serve_http() -> (u16, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    let requests = Arc::new(Mutex::new(Vec::new()));
+    let seen = requests.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let seen = seen.clone();
+            std::thread::spawn(move || respond(stream, &seen));
+        }
+    });
+    (port, requests)
+}
+
+fn respond(mut stream: TcpStream, seen: &Mutex<Vec<String>>) {
+    let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line).is_err() {
+        return;
+    }
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header).map_or(true, |n| n == 0) || header == "\r\n" {
+            break;
+        }
+    }
+    seen.lock().expect("lock").push(request_line.trim_end().to_owned());
+    let path = request_line.split_whitespace().nth(1).unwrap_or("/");
+    let head = |status: &str, content_type: &str, length: u64, extra: &str| {
+        format!(
+            "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {length}\r\n{extra}connection: close\r\n\r\n"
+        )
+    };
+    let _ = match path {
+        "/hello" => {
+            let body = "hello from the test server";
+            stream.write_all(
+                format!("{}{body}", head("200 OK", "text/plain; charset=utf-8", body.len() as u64, "")).as_bytes(),
+            )
+        }
+        "/json" => {
+            let body = r#"{"answer": 42}"#;
+            stream.write_all(format!("{}{body}", head("200 OK", "application/json", body.len() as u64, "")).as_bytes())
+        }
+        "/huge" => {
+            let total: u64 = 100 << 20;
+            let chunk = vec![b'x'; 64 << 10];
+            let mut result = stream.write_all(head("200 OK", "text/plain", total, "").as_bytes());
+            let mut sent = 0;
+            while result.is_ok() && sent < total {
+                result = stream.write_all(&chunk);
+                sent += chunk.len() as u64;
+            }
+            result
+        }
+        "/redirect-out" => {
+            stream.write_all(head("302 Found", "text/plain", 0, "location: http://example.net/\r\n").as_bytes())
+        }
+        _ => stream.write_all(head("404 Not Found", "text/plain", 0, "").as_bytes()),
+    };
+}
+
+async fn call(tool: &str, arguments: Value) -> ToolOutput {
+    world().runtime.call(ToolCall::new("call-1", tool, arguments)).await
+}
+
+/// Runs a hostile call, then checks the runtime still answers a benign one correctly.
+async fn contain(tool: &str, arguments: Value) -> ToolOutput {
+    let output = call(tool, arguments).await;
+    assert!(output.is_error, "{tool} must fail: {output:#?}");
+    let benign = call("calculator", json!({"expression": "6 * 7"})).await;
+    assert_eq!(value(&benign)["value"], json!(42.0), "the call after {tool}");
+    output
+}
+
+fn tool_message(output: &ToolOutput) -> String {
+    match &output.error {
+        Some(CallError::ToolFailed { message, .. }) => message.clone(),
+        other => panic!("expected tool_failed, got {other:?}: {output:#?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_granted_directory_is_readable() {
+    let output = call("fs_escape", json!({"path": "/data/notes.txt"})).await;
+    assert_eq!(value(&output), json!("alpha\nneedle here\nomega\n"));
+}
+
+#[tokio::test]
+async fn reads_outside_the_granted_directory_fail_inside_the_guest() {
+    for path in [
+        "/data/../secret.txt",
+        "/secret.txt",
+        "/etc/passwd",
+        "/data/link",
+        "../secret.txt",
+        "/data/sub/../../secret.txt",
+    ] {
+        let output = contain("fs_escape", json!({ "path": path })).await;
+        let message = tool_message(&output);
+        assert!(!output.content.contains("TOP SECRET"), "{path}: {}", output.content);
+        assert!(
+            ["PermissionDenied", "NotFound", "Uncategorized", "Other"].iter().any(|kind| message.starts_with(kind)),
+            "{path}: {message}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_read_only_grant_refuses_writes_and_a_read_write_grant_allows_them() {
+    let output = call("fs_write", json!({"path": "/scratch/out.txt", "text": "written"})).await;
+    assert_eq!(value(&output), json!(7));
+    assert_eq!(std::fs::read_to_string(world().root.join("scratch/out.txt")).expect("written on the host"), "written");
+
+    for path in ["/data/new.txt", "/data/notes.txt", "/data/sub/deep.txt"] {
+        let output = contain("fs_write", json!({"path": path, "text": "overwritten"})).await;
+        let message = tool_message(&output);
+        assert!(
+            message.starts_with("PermissionDenied") || message.starts_with("ReadOnlyFilesystem"),
+            "{path}: {message}"
+        );
+    }
+    assert!(!world().root.join("data/new.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(world().root.join("data/notes.txt")).expect("read"),
+        "alpha\nneedle here\nomega\n"
+    );
+}
+
+#[tokio::test]
+async fn an_environment_variable_that_is_not_granted_is_absent() {
+    for name in ["HOME", "PATH", "USER", "CARGO"] {
+        let output = contain("env_reader", json!({ "name": name })).await;
+        assert_eq!(tool_message(&output), format!("{name}: environment variable not found"));
+    }
+}
+
+#[tokio::test]
+async fn granted_secrets_are_redacted_from_results_errors_and_diagnostics() {
+    let output = call("env_reader", json!({"name": "API_TOKEN"})).await;
+    assert_eq!(value(&output), json!(format!("token={REDACTED}")));
+    assert!(output.diagnostics.stderr.contains(&format!("API_TOKEN={REDACTED}")), "{:?}", output.diagnostics);
+
+    let output = contain("env_reader", json!({"name": "API_TOKEN", "fail": true})).await;
+    assert_eq!(tool_message(&output), format!("the token {REDACTED} was rejected"));
+    let everything = format!("{output:?} {}", serde_json::to_string(&output).expect("serialize"));
+    assert!(!everything.contains(TOKEN), "{everything}");
+}
+
+#[tokio::test]
+async fn sockets_and_name_lookups_are_refused() {
+    let output = contain("socket_open", json!({"port": world().port})).await;
+    let message = tool_message(&output);
+    // Creating a socket is refused outright; name resolution fails for good.
+    assert!(message.contains(r#"tcp socket: ErrorCode { code: 1, name: "access-denied""#), "{message}");
+    assert!(message.contains(r#"udp socket: ErrorCode { code: 1, name: "access-denied""#), "{message}");
+    assert!(message.contains(r#"dns lookup: ErrorCode { code: 20, name: "permanent-resolver-failure""#), "{message}");
+    assert!(world().requests.lock().expect("lock").iter().all(|line| !line.contains("socket")));
+}
+
+#[tokio::test]
+async fn http_to_an_unlisted_host_is_denied_before_it_leaves() {
+    let url = format!("http://127.0.0.1:{}/exfiltrate?data=stolen", world().port);
+    let output = contain("http_unlisted_host", json!({ "url": url })).await;
+    assert_eq!(
+        output.error,
+        Some(CallError::HttpDenied {
+            request: format!("GET {url}"),
+            grant: format!("127.0.0.1:{}", world().port),
+            allowed: vec!["example.com".into()],
+        })
+    );
+    assert!(output.content.contains(&format!("allow_hosts = [\"127.0.0.1:{}\"]", world().port)), "{}", output.content);
+    assert!(output.diagnostics.detail.as_deref().unwrap_or_default().contains("HttpRequestDenied"), "{output:#?}");
+    assert!(world().requests.lock().expect("lock").iter().all(|line| !line.contains("exfiltrate")));
+}
+
+#[tokio::test]
+async fn ip_literals_and_localhost_need_an_exact_grant() {
+    let output = contain("http_to_loopback", json!({"port": world().port})).await;
+    assert_eq!(kind(&output), "http_denied", "{output:#?}");
+    let detail = output.diagnostics.detail.clone().unwrap_or_default();
+    assert_eq!(detail.matches("HttpRequestDenied").count(), 6, "every spelling refused: {detail}");
+}
+
+#[tokio::test]
+async fn a_huge_http_response_is_cut_at_the_cap() {
+    let url = format!("http://127.0.0.1:{}/huge", world().port);
+    let output = contain("http_huge_response", json!({ "url": url })).await;
+    assert_eq!(output.error, Some(CallError::HttpResponseTooLarge { limit_bytes: RESPONSE_CAP }));
+}
+
+#[tokio::test]
+async fn http_fetch_returns_text_json_and_truncated_bodies_from_allowed_hosts() {
+    let base = format!("http://127.0.0.1:{}", world().port);
+    let result = value(&call("http_fetch", json!({"url": format!("{base}/hello")})).await);
+    assert_eq!((result["status"].clone(), result["text"].clone()), (json!(200), json!("hello from the test server")));
+
+    let result = value(&call("http_fetch", json!({"url": format!("{base}/json")})).await);
+    assert_eq!(result["json"], json!({"answer": 42}));
+
+    // The tool stops reading at max_bytes: the 100 MB body never comes through.
+    let result = value(&call("http_fetch", json!({"url": format!("{base}/huge"), "max_bytes": 1000})).await);
+    assert_eq!((result["truncated"].clone(), result["text"].as_str().map(str::len)), (json!(true), Some(1000)));
+}
+
+#[tokio::test]
+async fn http_fetch_is_denied_hosts_its_grant_does_not_name_even_through_a_redirect() {
+    let output = call("http_fetch", json!({"url": "https://example.org/"})).await;
+    assert_eq!(kind(&output), "http_denied");
+    assert!(
+        output.content.contains(&format!("`127.0.0.1:{}`", world().port)),
+        "names what is allowed: {}",
+        output.content
+    );
+
+    let output = call("http_fetch", json!({"url": format!("http://127.0.0.1:{}/redirect-out", world().port)})).await;
+    match &output.error {
+        Some(CallError::HttpDenied { request, grant, .. }) => {
+            assert_eq!((request.as_str(), grant.as_str()), ("GET http://example.net/", "example.net"));
+        }
+        other => panic!("expected http_denied, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn files_lists_reads_and_searches_only_the_granted_folder() {
+    let listing = value(&call("files", json!({"operation": "list", "path": "/workspace"})).await);
+    let names: Vec<&str> =
+        listing["entries"].as_array().expect("entries").iter().filter_map(|e| e["name"].as_str()).collect();
+    assert_eq!(names, ["link", "notes.txt", "sub"]);
+
+    let read = value(
+        &call("files", json!({"operation": "read", "path": "/workspace/notes.txt", "offset": 6, "length": 6})).await,
+    );
+    assert_eq!(read["text"], "needle");
+
+    let found = value(&call("files", json!({"operation": "search", "path": "/workspace", "pattern": "needle"})).await);
+    assert_eq!(found["count"], 2, "{found:#}");
+
+    for path in ["/workspace/link", "/workspace/../secret.txt", "/etc/passwd"] {
+        let output = call("files", json!({"operation": "read", "path": path})).await;
+        assert!(output.is_error, "{path}: {output:#?}");
+        assert!(!output.content.contains("TOP SECRET"), "{path}: {}", output.content);
+    }
+}
+
+#[tokio::test]
+async fn requested_and_granted_capabilities_are_reported() {
+    let runtime = &world().runtime;
+    let requested = runtime.requested("fs_write").expect("loaded");
+    assert_eq!(requested.directories.len(), 1);
+    assert!(requested.directories[0].writable);
+    let grants = runtime.grants("fs_write").expect("loaded");
+    assert_eq!(
+        grants.dirs.iter().map(|dir| (dir.guest.as_str(), dir.writable)).collect::<Vec<_>>(),
+        [("/data", false), ("/scratch", true)]
+    );
+    assert_eq!(runtime.requested("env_reader").expect("loaded").env, ["API_TOKEN"]);
+    assert!(!format!("{:?}", runtime.grants("env_reader")).contains(TOKEN));
+    assert!(runtime.requested("calculator").expect("loaded").is_empty());
+    assert!(runtime.grants("calculator").expect("loaded").is_empty());
+}
