@@ -4,7 +4,7 @@
 default:
     @just --list
 
-# Build the CLI, which builds the five standard tools for wasm32-wasip2 on the way.
+# Build the CLI, which builds the seven standard tools for wasm32-wasip2 on the way.
 build:
     cargo build -p toolcell-cli
 
@@ -16,6 +16,7 @@ tools:
 demo:
     cargo run -q -p toolcell-cli -- list
     cargo run -q -p toolcell-cli -- invoke calculator '{"expression": "2 * (3 + sqrt(16)) ^ 2"}'
+    cargo run -q -p toolcell-cli -- invoke files '{"operation": "list", "path": "/workspace"}' --dir .:/workspace
 
 # Run every test (the same command CI runs).
 test:
