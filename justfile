@@ -39,6 +39,15 @@ example:
 bench:
     cargo bench -p toolcell-runtime --bench calls
 
+# The soak: a million mixed benign and hostile calls per instance allocator (release build).
+# TOOLCELL_SOAK_CALLS and TOOLCELL_SOAK_TASKS change its size.
+soak:
+    cargo test --release -p toolcell-tests --test it soak -- --ignored --nocapture
+
+# Fuzz for SECONDS per target (nightly + cargo-fuzz): `just fuzz 600 arguments`.
+fuzz seconds="60" *targets="":
+    bash fuzz/run {{seconds}} {{targets}}
+
 # Everything CI does.
 ci:
     bash .ci/run

@@ -18,6 +18,27 @@ use toolcell_runtime::{
 const EXIT_TOOL_ERROR: u8 = 1;
 /// Exit code for a usage error: bad flags, unreadable files, a tool that cannot be loaded.
 const EXIT_USAGE: u8 = 2;
+/// Exit code when stdout was closed early (`toolcell list | head -1`): what a shell reports
+/// for a program ended by SIGPIPE.
+const EXIT_STDOUT_CLOSED: i32 = 141;
+
+/// `println!`, except that a closed stdout ends the process quietly instead of panicking.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(err) = writeln!(std::io::stdout(), $($arg)*) {
+            stdout_failed(err);
+        }
+    }};
+}
+
+fn stdout_failed(err: std::io::Error) -> ! {
+    if err.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(EXIT_STDOUT_CLOSED);
+    }
+    eprintln!("error: cannot write to stdout: {err}");
+    std::process::exit(EXIT_USAGE.into())
+}
 
 /// Run sandboxed WebAssembly tools for LLM agents.
 ///
@@ -209,9 +230,9 @@ async fn list(source: Source<'_>, as_json: bool) -> anyhow::Result<ExitCode> {
     let width =
         |column: usize, title: &str| rows.iter().map(|row| row[column].len()).max().unwrap_or(0).max(title.len());
     let (name_width, version_width) = (width(0, "NAME"), width(1, "VERSION"));
-    println!("{:name_width$}  {:version_width$}  DESCRIPTION", "NAME", "VERSION");
+    out!("{:name_width$}  {:version_width$}  DESCRIPTION", "NAME", "VERSION");
     for [name, version, description] in rows {
-        println!("{name:name_width$}  {version:version_width$}  {description}");
+        out!("{name:name_width$}  {version:version_width$}  {description}");
     }
     let mut header = false;
     for tool in runtime.definitions() {
@@ -221,12 +242,12 @@ async fn list(source: Source<'_>, as_json: bool) -> anyhow::Result<ExitCode> {
             continue;
         }
         if !header {
-            println!("\nCAPABILITIES (requested / granted)");
+            out!("\nCAPABILITIES (requested / granted)");
             header = true;
         }
         let or_none = |items: Vec<String>| if items.is_empty() { "nothing".to_owned() } else { items.join("; ") };
-        println!("{:name_width$}  requests {}", tool.name, or_none(requested));
-        println!("{:name_width$}  granted  {}", "", or_none(granted));
+        out!("{:name_width$}  requests {}", tool.name, or_none(requested));
+        out!("{:name_width$}  granted  {}", "", or_none(granted));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -237,24 +258,24 @@ async fn check(source: Source<'_>, file: &Path) -> anyhow::Result<ExitCode> {
     }
     let runtime = load(Source { tools_dir: None, ..source }, Some(file), None).await?;
     if let Some(diagnostic) = runtime.diagnostics().first() {
-        println!("{}: not a loadable tool: {}", file.display(), diagnostic.reason);
+        out!("{}: not a loadable tool: {}", file.display(), diagnostic.reason);
         return Ok(ExitCode::from(EXIT_TOOL_ERROR));
     }
     let tool = runtime.definitions().next().context("the file defines no tool")?;
     let properties = tool.parameters["properties"].as_object().map_or(0, serde_json::Map::len);
-    println!("{}: ok", file.display());
-    println!("tool: {} {}", tool.name, tool.version);
-    println!("description: {}", summary(&tool.description));
-    println!("parameters: {properties}; output schema: {}", if tool.output_schema.is_some() { "yes" } else { "no" });
+    out!("{}: ok", file.display());
+    out!("tool: {} {}", tool.name, tool.version);
+    out!("description: {}", summary(&tool.description));
+    out!("parameters: {properties}; output schema: {}", if tool.output_schema.is_some() { "yes" } else { "no" });
     let requested = runtime.requested(&tool.name).map(describe_requested).unwrap_or_default();
     if requested.is_empty() {
-        println!("requests: nothing (pure computation)");
+        out!("requests: nothing (pure computation)");
     } else {
-        println!("requests:");
+        out!("requests:");
         for item in requested {
-            println!("  {item}");
+            out!("  {item}");
         }
-        println!("(requests grant nothing: grant them in toolcell.toml, or with invoke --allow-host/--dir/--env)");
+        out!("(requests grant nothing: grant them in toolcell.toml, or with invoke --allow-host/--dir/--env)");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -292,25 +313,25 @@ async fn schema(source: Source<'_>, tool: &str, as_json: bool) -> anyhow::Result
         print_json(definition)?;
         return Ok(ExitCode::SUCCESS);
     }
-    println!("{} {}", definition.name, definition.version);
-    println!("source: {}", runtime.source(&name).unwrap_or("?"));
-    println!("\n{}\n", definition.description);
-    println!("parameters:");
+    out!("{} {}", definition.name, definition.version);
+    out!("source: {}", runtime.source(&name).unwrap_or("?"));
+    out!("\n{}\n", definition.description);
+    out!("parameters:");
     let required: Vec<&str> = definition.parameters["required"]
         .as_array()
         .map(|names| names.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     let properties = definition.parameters["properties"].as_object().cloned().unwrap_or_default();
     if properties.is_empty() {
-        println!("  (none)");
+        out!("  (none)");
     }
     for (property, schema) in &properties {
         let kind = if required.contains(&property.as_str()) { "required" } else { "optional" };
         let description = schema["description"].as_str().map(first_line).unwrap_or_default();
-        println!("  {property} ({}, {kind}): {description}", type_summary(schema));
+        out!("  {property} ({}, {kind}): {description}", type_summary(schema));
     }
     if let Some(limits) = runtime.limits(&name) {
-        println!(
+        out!(
             "\nlimits: fuel {}, timeout {} ms, memory {} bytes, arguments {} bytes, output {} bytes",
             limits.fuel,
             limits.timeout.as_millis(),
@@ -321,10 +342,10 @@ async fn schema(source: Source<'_>, tool: &str, as_json: bool) -> anyhow::Result
     }
     let requested = runtime.requested(&name).map(describe_requested).unwrap_or_default();
     let granted = runtime.grants(&name).map(describe_granted).unwrap_or_default();
-    println!("\ncapabilities:");
-    println!("  requests: {}", if requested.is_empty() { "nothing".to_owned() } else { requested.join("; ") });
-    println!("  granted:  {}", if granted.is_empty() { "nothing".to_owned() } else { granted.join("; ") });
-    println!("\nFull JSON Schema: toolcell schema {tool} --json");
+    out!("\ncapabilities:");
+    out!("  requests: {}", if requested.is_empty() { "nothing".to_owned() } else { requested.join("; ") });
+    out!("  granted:  {}", if granted.is_empty() { "nothing".to_owned() } else { granted.join("; ") });
+    out!("\nFull JSON Schema: toolcell schema {tool} --json");
     Ok(ExitCode::SUCCESS)
 }
 
@@ -423,7 +444,7 @@ fn warn_diagnostics(runtime: &Runtime) {
 }
 
 fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
+    out!("{}", serde_json::to_string_pretty(value)?);
     Ok(())
 }
 

@@ -282,3 +282,21 @@ fn a_chatty_tool_leaves_the_host_stdout_alone() {
     assert!(printed["diagnostics"]["dropped_stdio_bytes"].as_u64().unwrap() > 0, "{printed:#}");
     assert!(output.stderr.len() < 4096, "the guest's output never reaches the host's stderr either");
 }
+
+#[test]
+fn a_closed_stdout_ends_the_command_quietly() {
+    // `toolcell schema calculator | head -0`: the reader is gone before anything is printed.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("toolcell"))
+        .args(["schema", "calculator"])
+        .env_remove("TOOLCELL_TOOLS_DIR")
+        .env("TOOLCELL_CACHE_DIR", concat!(env!("CARGO_TARGET_TMPDIR"), "/compile-cache"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(output.status.code(), Some(141), "{stderr}");
+}

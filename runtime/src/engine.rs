@@ -1,11 +1,12 @@
 //! The wasmtime engine every tool shares, and the ticker that drives its epoch.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+
+use crate::sandbox::TABLE_ELEMENT_BYTES;
 
 /// How often the epoch advances. A running guest checks its deadline once per tick, so this
 /// bounds how far past its timeout a busy guest can run, and how long it can hold a thread
@@ -40,6 +41,9 @@ pub(crate) fn new_engine(pooling: Option<Pooling>) -> wasmtime::Result<Engine> {
             .total_tables(calls.saturating_mul(TABLES_PER_CALL))
             .total_stacks(calls)
             .max_memory_size(usize::try_from(max_memory_bytes).unwrap_or(usize::MAX))
+            // A slot's table holds as many elements as the memory limit pays for, so the
+            // limiter (which reports `memory_limit`) refuses a table bomb before the pool does.
+            .table_elements(usize::try_from(max_memory_bytes / TABLE_ELEMENT_BYTES).unwrap_or(usize::MAX))
             .linear_memory_keep_resident(KEEP_RESIDENT_BYTES)
             .table_keep_resident(KEEP_RESIDENT_BYTES);
         config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
@@ -50,30 +54,27 @@ pub(crate) fn new_engine(pooling: Option<Pooling>) -> wasmtime::Result<Engine> {
 /// Advances an engine's epoch every [`EPOCH_TICK`] on a background thread until dropped.
 #[derive(Debug)]
 pub(crate) struct EpochTicker {
-    stop: Arc<AtomicBool>,
+    /// Dropping it wakes the thread at once (rather than after its current tick) to stop.
+    stop: Option<Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl EpochTicker {
     pub(crate) fn start(engine: &Engine) -> std::io::Result<Self> {
-        let stop = Arc::new(AtomicBool::new(false));
-        let thread = std::thread::Builder::new().name("toolcell-epoch".into()).spawn({
-            let engine = engine.clone();
-            let stop = stop.clone();
-            move || {
-                while !stop.load(Ordering::Relaxed) {
-                    std::thread::sleep(EPOCH_TICK);
-                    engine.increment_epoch();
-                }
+        let (stop, stopped) = mpsc::channel::<()>();
+        let engine = engine.clone();
+        let thread = std::thread::Builder::new().name("toolcell-epoch".into()).spawn(move || {
+            while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(EPOCH_TICK) {
+                engine.increment_epoch();
             }
         })?;
-        Ok(Self { stop, thread: Some(thread) })
+        Ok(Self { stop: Some(stop), thread: Some(thread) })
     }
 }
 
 impl Drop for EpochTicker {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+        drop(self.stop.take());
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }

@@ -97,10 +97,17 @@ impl MemoryLimiter {
         Self { limit, in_use: 0, peak: 0, refused: None }
     }
 
-    fn grow(&mut self, current: u64, desired: u64) -> bool {
+    /// Whether the instance may grow a memory or table from `current` to `desired` bytes.
+    /// `maximum` is the memory's or table's own maximum (declared, or the pool slot's size):
+    /// growth past it fails in wasmtime anyway, so it is refused without being counted. Our
+    /// limit is checked first: a refusal by the operator's limit is always recorded.
+    fn grow(&mut self, current: u64, desired: u64, maximum: Option<u64>) -> bool {
         let total = self.in_use.saturating_sub(current).saturating_add(desired);
         if total > self.limit {
             self.refused = Some(self.refused.map_or(total, |earlier| earlier.max(total)));
+            return false;
+        }
+        if maximum.is_some_and(|maximum| desired > maximum) {
             return false;
         }
         self.in_use = total;
@@ -110,15 +117,16 @@ impl MemoryLimiter {
 }
 
 /// Table elements are pointer-sized in wasmtime.
-const TABLE_ELEMENT_BYTES: u64 = size_of::<usize>() as u64;
+pub(crate) const TABLE_ELEMENT_BYTES: u64 = size_of::<usize>() as u64;
 
 impl ResourceLimiter for MemoryLimiter {
-    fn memory_growing(&mut self, current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
-        Ok(self.grow(current as u64, desired as u64))
+    fn memory_growing(&mut self, current: usize, desired: usize, maximum: Option<usize>) -> wasmtime::Result<bool> {
+        Ok(self.grow(current as u64, desired as u64, maximum.map(|maximum| maximum as u64)))
     }
 
-    fn table_growing(&mut self, current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
-        Ok(self.grow(current as u64 * TABLE_ELEMENT_BYTES, desired as u64 * TABLE_ELEMENT_BYTES))
+    fn table_growing(&mut self, current: usize, desired: usize, maximum: Option<usize>) -> wasmtime::Result<bool> {
+        let bytes = |elements: usize| (elements as u64).saturating_mul(TABLE_ELEMENT_BYTES);
+        Ok(self.grow(bytes(current), bytes(desired), maximum.map(bytes)))
     }
 }
 
@@ -228,11 +236,21 @@ mod tests {
     #[test]
     fn limiter_counts_all_memories_together_and_records_refusals() {
         let mut limiter = MemoryLimiter::new(100);
-        assert!(limiter.grow(0, 60));
-        assert!(limiter.grow(0, 30));
-        assert!(!limiter.grow(30, 50), "60 + 50 > 100");
+        assert!(limiter.grow(0, 60, None));
+        assert!(limiter.grow(0, 30, None));
+        assert!(!limiter.grow(30, 50, None), "60 + 50 > 100");
         assert_eq!(limiter.refused, Some(110));
         assert_eq!(limiter.peak, 90);
+    }
+
+    #[test]
+    fn growth_past_a_maximum_is_refused_without_being_counted() {
+        let mut limiter = MemoryLimiter::new(100);
+        assert!(!limiter.grow(0, 40, Some(30)), "past its own maximum");
+        assert_eq!((limiter.refused, limiter.peak), (None, 0), "not a memory-limit refusal, nothing in use");
+        assert!(limiter.grow(0, 90, None), "the refused growth took none of the limit");
+        assert!(!limiter.grow(0, 20, Some(30)), "over the limit is recorded even under a maximum");
+        assert_eq!(limiter.refused, Some(110));
     }
 
     #[test]

@@ -8,4 +8,5 @@ mod errors;
 mod guests;
 mod loading;
 mod pooling;
+mod soak;
 mod tools;

@@ -11,6 +11,7 @@ async fn pooled(slots: u32) -> Runtime {
         .component_file(toolcell_tests::ECHO)
         .component_file(toolcell_tests::MEMORY_BOMB)
         .component_file(toolcell_tests::PANIC)
+        .component_file(toolcell_tests::TABLE_BOMB)
         .component_file(toolcell_tools::CALCULATOR)
         .tool_limits("memory_bomb", LimitOverrides::new().memory_bytes(16 << 20))
         .compile_cache(COMPILE_CACHE)
@@ -51,5 +52,21 @@ async fn limits_hold_in_pooled_slots() {
     let Some(CallError::MemoryLimit { limit_bytes, .. }) = output.error else { panic!("{output:#?}") };
     assert_eq!(limit_bytes, 64 << 20);
     let sum = runtime.call(ToolCall::new("3", "calculator", json!({"expression": "40 + 2"}))).await;
+    assert_eq!(value(&sum)["value"], json!(42.0));
+}
+
+#[tokio::test]
+async fn a_table_bomb_in_a_pooled_slot_hits_the_memory_limit() {
+    // The pool's tables are sized from the memory limit, so the limiter refuses first and
+    // the call reports `memory_limit`, as it does without pooling (not an abort).
+    let runtime = pooled(1).await;
+    for limit in [8 << 20, 64 << 20] {
+        let limits = LimitOverrides::new().memory_bytes(limit);
+        let output = runtime.call(ToolCall::new("1", "table_bomb", "{}").with_limits(limits)).await;
+        let Some(CallError::MemoryLimit { limit_bytes, requested_bytes }) = output.error else { panic!("{output:#?}") };
+        assert_eq!(limit_bytes, limit);
+        assert!(requested_bytes > limit, "{requested_bytes}");
+    }
+    let sum = runtime.call(ToolCall::new("2", "calculator", json!({"expression": "40 + 2"}))).await;
     assert_eq!(value(&sum)["value"], json!(42.0));
 }

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeSet;
 use std::env;
+use std::ffi::{OsStr, OsString};
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -72,20 +73,22 @@ impl GuestBuild {
     /// Panics with instructions when the target is missing or the build fails: a build
     /// script has no better way to report it.
     pub fn run(self, out_subdir: &str, rename: impl Fn(&str) -> String) -> Vec<Artifact> {
-        ensure_target_installed();
         let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR is set for build scripts"));
         let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR is set"));
+        let toolchain = Toolchain::detect(&manifest_dir);
+        toolchain.ensure_target_installed();
         let target_dir = guest_target_dir(&out_dir);
 
-        let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut command = Command::new(cargo);
+        let mut command = toolchain.command(&toolchain.cargo);
         command
-            .current_dir(&manifest_dir)
             .args(["build", "--release", "--target", TARGET, "--message-format=json-render-diagnostics"])
             .env("CARGO_TARGET_DIR", &target_dir)
             .stdout(Stdio::piped());
-        // The outer build's flags, wrappers (clippy-driver) and target are for the host.
-        for var in ["CARGO_ENCODED_RUSTFLAGS", "RUSTC_WORKSPACE_WRAPPER", "RUSTC_WRAPPER", "CARGO_BUILD_TARGET"] {
+        // The outer build's flags, wrappers (clippy-driver) and target are for the host (a
+        // fuzzing build's sanitizer-coverage flags would not even link for wasm).
+        for var in
+            ["CARGO_ENCODED_RUSTFLAGS", "RUSTFLAGS", "RUSTC_WORKSPACE_WRAPPER", "RUSTC_WRAPPER", "CARGO_BUILD_TARGET"]
+        {
             command.env_remove(var);
         }
         for package in &self.packages {
@@ -166,27 +169,79 @@ pub fn path_constants(artifacts: &[Artifact]) -> String {
     code
 }
 
-fn ensure_target_installed() {
-    if target_installed() {
-        return;
-    }
-    // rust-toolchain.toml names the target, but rustup does not add a missing target to an
-    // already-installed toolchain; add it once, for this toolchain (RUSTUP_TOOLCHAIN).
-    let added = Command::new("rustup").args(["target", "add", TARGET]).status().is_ok_and(|status| status.success());
-    if !added || !target_installed() {
-        panic!("the {TARGET} target is not installed and could not be added: run `rustup target add {TARGET}`");
-    }
+/// The cargo and rustc that build the guests, run in the guest package's folder.
+///
+/// Under rustup, that is the toolchain rustup picks for the workspace (rust-toolchain.toml),
+/// not the one building the host: `cargo +nightly fuzz build` builds the host with a nightly
+/// whose wasm32-wasip2 standard library may not be downloadable any more, and a component
+/// does not depend on the host's compiler. Without rustup, the outer build's own cargo and
+/// rustc.
+struct Toolchain {
+    cargo: OsString,
+    rustc: OsString,
+    rustup: Option<OsString>,
+    dir: PathBuf,
 }
 
-fn target_installed() -> bool {
-    let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    Command::new(rustc)
-        .args(["--print", "target-libdir", "--target", TARGET])
-        .output()
-        .ok()
-        .filter(|output| output.status.success())
-        .map(|output| PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()))
-        .is_some_and(|libdir| libdir.join("libstd.rlib").exists() || has_std(&libdir))
+impl Toolchain {
+    fn detect(dir: &Path) -> Self {
+        let proxies = env::var_os("RUSTUP_TOOLCHAIN").and_then(|_| {
+            let cargo_home = env::var_os("CARGO_HOME").map(PathBuf::from)?;
+            let bin = cargo_home.join("bin");
+            bin.join("cargo").is_file().then_some(bin)
+        });
+        match proxies {
+            Some(bin) => Self {
+                cargo: bin.join("cargo").into(),
+                rustc: bin.join("rustc").into(),
+                rustup: Some(bin.join("rustup").into()),
+                dir: dir.to_owned(),
+            },
+            None => Self {
+                cargo: env::var_os("CARGO").unwrap_or_else(|| "cargo".into()),
+                rustc: env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()),
+                rustup: None,
+                dir: dir.to_owned(),
+            },
+        }
+    }
+
+    fn command(&self, program: &OsStr) -> Command {
+        let mut command = Command::new(program);
+        command.current_dir(&self.dir);
+        if self.rustup.is_some() {
+            // Let the proxies pick the workspace's toolchain, not the outer build's.
+            for var in ["RUSTUP_TOOLCHAIN", "RUSTC", "RUSTDOC", "CARGO"] {
+                command.env_remove(var);
+            }
+        } else {
+            command.env("RUSTC", &self.rustc);
+        }
+        command
+    }
+
+    fn ensure_target_installed(&self) {
+        if self.target_installed() {
+            return;
+        }
+        // rust-toolchain.toml names the target, but rustup does not add a missing target to
+        // an already-installed toolchain; add it once.
+        let rustup = self.rustup.clone().unwrap_or_else(|| "rustup".into());
+        let added = self.command(&rustup).args(["target", "add", TARGET]).status().is_ok_and(|status| status.success());
+        if !added || !self.target_installed() {
+            panic!("the {TARGET} target is not installed and could not be added: run `rustup target add {TARGET}`");
+        }
+    }
+
+    fn target_installed(&self) -> bool {
+        self.command(&self.rustc)
+            .args(["--print", "target-libdir", "--target", TARGET])
+            .output()
+            .ok()
+            .filter(|output| output.status.success())
+            .map(|output| PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()))
+            .is_some_and(|libdir| libdir.join("libstd.rlib").exists() || has_std(&libdir))
+    }
 }
 
 fn has_std(libdir: &Path) -> bool {
