@@ -11,7 +11,8 @@ use anyhow::{Context as _, bail};
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Map, Value, json};
 use toolcell_runtime::{
-    DirGrant, EnvGrant, Grants, HostPattern, LimitOverrides, Policy, RequestedCapabilities, Runtime, ToolCall,
+    CallError, DirGrant, EnvGrant, Grants, HostPattern, LimitOverrides, Policy, RequestedCapabilities, Runtime,
+    ToolCall,
 };
 
 /// Exit code when the tool call itself failed (the printed output says how).
@@ -132,8 +133,8 @@ struct InvokeArgs {
     /// Repeatable.
     #[arg(long, value_name = "HOST:GUEST[:ro|rw]")]
     dir: Vec<DirGrant>,
-    /// Set an environment variable for this call: KEY=VALUE, or KEY to pass the host's value
-    /// through. Values are secrets: redacted from the output. Repeatable.
+    /// Set an environment variable for this call: KEY=VALUE (a plain value), or KEY to pass
+    /// the host's value through as a secret, redacted from the output. Repeatable.
     #[arg(long, value_name = "KEY[=VALUE]")]
     env: Vec<EnvGrant>,
 }
@@ -380,17 +381,52 @@ async fn invoke(source: Source<'_>, args: InvokeArgs) -> anyhow::Result<ExitCode
 
     // An unknown name is not a usage error here: the output shows what a model would get.
     let (runtime, name) = load_one(source, &args.tool, &args.grants()).await?;
-    let call = ToolCall::new(args.id, name, arguments).with_context(context).with_limits(limits);
+    let call = ToolCall::new(args.id, name.clone(), arguments).with_context(context).with_limits(limits);
     let output = runtime.call(call).await;
     print_json(&output)?;
+    if output.is_error {
+        for hint in operator_hints(&runtime, &name, output.error.as_ref()) {
+            eprintln!("hint: {hint}");
+        }
+    }
     Ok(if output.is_error { ExitCode::from(EXIT_TOOL_ERROR) } else { ExitCode::SUCCESS })
+}
+
+/// What the operator (the person at the command line, not the model) can grant to make a
+/// failed call possible: capabilities the tool asks for or tried to use and does not have.
+fn operator_hints(runtime: &Runtime, tool: &str, error: Option<&CallError>) -> Vec<String> {
+    let (Some(requested), Some(granted)) = (runtime.requested(tool), runtime.grants(tool)) else { return Vec::new() };
+    let mut hints = Vec::new();
+    if let Some(CallError::HttpDenied { grant, .. }) = error {
+        hints.push(match grant {
+            Some(grant) => format!("to allow this request, add `--allow-host {grant}`"),
+            None => format!("`{tool}` has no HTTP grant: allow the hosts it may reach with `--allow-host HOST`"),
+        });
+    }
+    for dir in &requested.directories {
+        if !granted.dirs.iter().any(|granted| granted.guest == dir.guest_path) {
+            let mode = if dir.writable { ":rw" } else { "" };
+            hints.push(format!(
+                "`{tool}` expects a directory at {} and none is granted there: add `--dir HOST_DIR:{}{mode}`",
+                dir.guest_path, dir.guest_path
+            ));
+        }
+    }
+    for name in &requested.env {
+        if !granted.env.iter().any(|granted| &granted.name == name) {
+            hints.push(format!(
+                "`{tool}` reads the environment variable {name}, which is not granted: add `--env {name}`"
+            ));
+        }
+    }
+    hints
 }
 
 /// Loads the runtime for a NAME|FILE argument, with `grants` for that tool, and returns the
 /// tool's name. A file is loaded alone (and must load); a name is looked up by the caller.
 async fn load_one(source: Source<'_>, tool: &str, grants: &Grants) -> anyhow::Result<(Runtime, String)> {
     let path = Path::new(tool);
-    if tool.ends_with(".wasm") || path.is_file() {
+    if names_a_file(tool) {
         if !path.is_file() {
             bail!("{tool} is not a file");
         }
@@ -417,10 +453,19 @@ async fn load_one(source: Source<'_>, tool: &str, grants: &Grants) -> anyhow::Re
     Ok((runtime, tool.to_owned()))
 }
 
+/// Whether a NAME|FILE argument is a file: it ends in `.wasm` or has a path separator. A
+/// bare word is always a tool name, even when a file of that name is in the current folder
+/// (which would otherwise run with the grants meant for the named tool).
+fn names_a_file(tool: &str) -> bool {
+    tool.ends_with(".wasm") || tool.contains('/') || tool.contains(std::path::MAIN_SEPARATOR)
+}
+
 /// A runtime over one file, a tools folder, or the built-in tools, with the policy and
 /// `grants` for one tool.
 async fn load(source: Source<'_>, file: Option<&Path>, grants: Option<(&str, &Grants)>) -> anyhow::Result<Runtime> {
-    let mut builder = Runtime::builder().policy(source.policy.clone());
+    // The person at the command line is the operator: `--fuel`, `--timeout` and `--memory`
+    // may raise the limits of the policy file.
+    let mut builder = Runtime::builder().policy(source.policy.clone()).allow_raising_limits_per_call();
     if let Some(cache) = source.cache {
         builder = builder.compile_cache(cache);
     }

@@ -2,7 +2,10 @@
 
 use std::time::Duration;
 
-/// `500ms`, `2s`, `1.5s`, `1m`; a bare number is seconds.
+/// The longest timeout the command line accepts.
+const MAX_DURATION: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// `500ms`, `2s`, `1.5s`, `1m`; a bare number is seconds; at most a day.
 pub fn duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
@@ -14,7 +17,12 @@ pub fn duration(text: &str) -> Result<Duration, String> {
         "m" | "min" => number * 60.0,
         other => return Err(format!("unknown duration unit `{other}`; use ms, s or m")),
     };
-    Duration::try_from_secs_f64(seconds).map_err(|err| format!("`{text}` is not a usable duration: {err}"))
+    let duration =
+        Duration::try_from_secs_f64(seconds).map_err(|err| format!("`{text}` is not a usable duration: {err}"))?;
+    if duration > MAX_DURATION {
+        return Err(format!("`{text}` is longer than a day, the longest timeout toolcell accepts"));
+    }
+    Ok(duration)
 }
 
 /// `32MiB`, `512KiB`, `1GiB`, `64MB`, `1000`; a bare number is bytes.
@@ -49,6 +57,8 @@ mod tests {
         assert_eq!(duration("1m"), Ok(Duration::from_secs(60)));
         assert!(duration("soon").is_err());
         assert!(duration("2h").is_err());
+        assert!(duration("10000000000000000000").unwrap_err().contains("longer than a day"));
+        assert!(duration("1441m").is_err());
     }
 
     #[test]

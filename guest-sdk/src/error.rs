@@ -6,8 +6,19 @@ use crate::__private::bindings;
 ///
 /// `?` converts any ordinary error into [`ToolError::failed`] with its message, so a tool can
 /// propagate errors without ceremony. Use [`ToolError::invalid_arguments`] when the model
-/// should change its arguments, and [`ToolError::retryable`] when the same call may succeed
-/// later.
+/// should change its arguments, [`ToolError::retryable`] when the same call may succeed
+/// later, and [`ToolError::unavailable`] when the host has not granted what the tool needs.
+///
+/// How the host reports each to the model (the `kind` of its `CallError`):
+///
+/// | returned | host `kind` | the model is told |
+/// |---|---|---|
+/// | `invalid_arguments` | `rejected_arguments` | change the arguments and call again |
+/// | `failed`, `unavailable` | `tool_failed`, not retryable | the same call will fail the same way |
+/// | `retryable` | `tool_failed`, retryable | calling again may succeed |
+///
+/// (The host's own `invalid_arguments` kind is different: the arguments broke the tool's
+/// JSON Schema and the tool never ran.)
 ///
 /// Like `anyhow::Error`, this type does not implement [`std::error::Error`]: that is what lets
 /// `?` convert every other error into it.
@@ -39,6 +50,16 @@ impl ToolError {
     /// The work failed for a transient reason: the same call may succeed later.
     pub fn retryable(message: impl Into<String>) -> Self {
         Self::Failed { message: message.into(), retryable: true }
+    }
+
+    /// The tool cannot do this here because the host has not granted something it needs (a
+    /// directory, an HTTP host, a secret): not a problem with the arguments, and calling again
+    /// will not help until an operator changes the grants. Say what is missing, e.g. "no
+    /// directory is granted to this tool, so it cannot read files here". Reported like
+    /// [`ToolError::failed`] (not retryable), without telling the model to change its
+    /// arguments.
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        Self::Failed { message: message.into(), retryable: false }
     }
 
     /// The message for the model.

@@ -5,33 +5,60 @@
 //!
 //! Run with `cargo bench -p toolcell-runtime --bench calls` (release build). Figures vary
 //! with the machine and its load: compare runs on the same machine.
+//!
+//! `cargo test` runs it too (it has `test = true`), as a smoke test: a few samples of each
+//! measurement, so that the benchmark keeps working; its figures then mean nothing.
 
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 use toolcell_runtime::{Runtime, ToolCall};
 
-const WARMUP: usize = 50;
-const SAMPLES: usize = 1000;
+/// How much to measure: the real thing under `cargo bench`, a smoke test under `cargo test`.
+#[derive(Clone, Copy)]
+struct Size {
+    smoke: bool,
+    warmup: usize,
+    samples: usize,
+    throughput_calls: usize,
+}
+
+impl Size {
+    /// `cargo bench` passes `--bench` to a `harness = false` benchmark; `cargo test` does not.
+    fn from_args() -> Self {
+        if std::env::args().any(|arg| arg == "--bench") {
+            Self { smoke: false, warmup: 50, samples: 1000, throughput_calls: 20_000 }
+        } else {
+            println!("smoke test (figures are meaningless): run `cargo bench -p toolcell-runtime --bench calls`");
+            Self { smoke: true, warmup: 2, samples: 10, throughput_calls: 40 }
+        }
+    }
+}
 
 fn main() {
+    let size = Size::from_args();
     let tokio = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
     tokio.block_on(async {
-        let started = Instant::now();
-        let runtime = Runtime::builder().tools_dir(toolcell_tools::DIR).build().await.expect("runtime");
-        println!("load 7 tools (compile + metadata): {:.0} ms", started.elapsed().as_secs_f64() * 1000.0);
-        assert!(runtime.diagnostics().is_empty(), "{:?}", runtime.diagnostics());
-
         let cache = std::env::temp_dir().join(format!("toolcell-bench-cache-{}", std::process::id()));
+        let started = Instant::now();
+        // Under `cargo test` compile once into the cache; a benchmark measures compiling.
+        let compiled = Runtime::builder().tools_dir(toolcell_tools::DIR);
+        let compiled = if size.smoke { compiled.compile_cache(&cache) } else { compiled };
+        let runtime = compiled.build().await.expect("runtime");
+        let tools = toolcell_tools::ALL.len();
+        println!("load {tools} tools (compile + metadata): {:.0} ms", started.elapsed().as_secs_f64() * 1000.0);
+        assert!(runtime.diagnostics().is_empty(), "{:?}", runtime.diagnostics());
+        assert_eq!(runtime.definitions().len(), tools);
+
         let _warm =
             Runtime::builder().tools_dir(toolcell_tools::DIR).compile_cache(&cache).build().await.expect("runtime");
         let started = Instant::now();
         let cached =
             Runtime::builder().tools_dir(toolcell_tools::DIR).compile_cache(&cache).build().await.expect("runtime");
-        println!("load 7 tools from the compile cache: {:.1} ms", started.elapsed().as_secs_f64() * 1000.0);
-        assert_eq!(cached.definitions().len(), 5);
+        println!("load {tools} tools from the compile cache: {:.1} ms", started.elapsed().as_secs_f64() * 1000.0);
+        assert_eq!(cached.definitions().len(), tools);
 
-        measure("on-demand allocator (default)", &runtime).await;
+        measure("on-demand allocator (default)", &runtime, size).await;
         let pooled = Runtime::builder()
             .tools_dir(toolcell_tools::DIR)
             .compile_cache(&cache)
@@ -39,12 +66,13 @@ fn main() {
             .build()
             .await
             .expect("runtime");
-        measure("pooling allocator, 16 slots", &pooled).await;
+        measure("pooling allocator, 16 slots", &pooled, size).await;
         let _ = std::fs::remove_dir_all(&cache);
     });
 }
 
-async fn measure(allocator: &str, runtime: &Runtime) {
+async fn measure(allocator: &str, runtime: &Runtime, size: Size) {
+    let Size { warmup, samples, throughput_calls, .. } = size;
     println!("\n== {allocator}");
     let cases = [
         ("calculator", json!({"expression": "2 * (3 + sqrt(16)) ^ 2"})),
@@ -63,9 +91,9 @@ async fn measure(allocator: &str, runtime: &Runtime) {
     );
     for (label, arguments) in cases {
         let tool = label.split(' ').next().unwrap_or(label);
-        let mut durations = Vec::with_capacity(SAMPLES);
+        let mut durations = Vec::with_capacity(samples);
         let (mut fuel, mut memory) = (0, 0);
-        for i in 0..WARMUP + SAMPLES {
+        for i in 0..warmup + samples {
             let call = ToolCall::new("bench", tool, arguments.clone());
             let started = Instant::now();
             let output = runtime.call(call).await;
@@ -73,23 +101,23 @@ async fn measure(allocator: &str, runtime: &Runtime) {
             assert_eq!(output.is_error, label.contains("invalid"), "{label}: {}", output.content);
             fuel = output.usage.fuel_consumed;
             memory = output.usage.peak_memory_bytes;
-            if i >= WARMUP {
+            if i >= warmup {
                 durations.push(elapsed);
             }
         }
         durations.sort();
         println!(
             "{label:<55} {:>7.1} µs {:>7.1} µs {fuel:>10} {:>8.2} MiB",
-            micros(durations[SAMPLES / 2]),
-            micros(durations[SAMPLES * 99 / 100]),
+            micros(durations[samples / 2]),
+            micros(durations[samples * 99 / 100]),
             memory as f64 / f64::from(1 << 20)
         );
     }
 
-    println!("\nthroughput, calculator, 20,000 calls:");
+    println!("\nthroughput, calculator, {throughput_calls} calls:");
     for concurrency in [1, 2, 4] {
         let started = Instant::now();
-        let per_task = 20_000 / concurrency;
+        let per_task = throughput_calls / concurrency;
         let tasks: Vec<_> = (0..concurrency)
             .map(|_| {
                 let runtime = runtime.clone();

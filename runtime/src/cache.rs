@@ -1,73 +1,268 @@
 //! A disk cache of compiled components: compiling a tool with cranelift takes hundreds of
 //! milliseconds to seconds; loading it from the cache takes about a millisecond.
 //!
-//! Entries are keyed by the SHA-256 of the component's bytes and of the engine's compilation
-//! settings, so a changed tool or a different wasmtime never loads a stale entry.
+//! Entries are machine code the host runs, so they are authenticated: each carries an
+//! HMAC-SHA256 over the hash of the component it was compiled from (and the engine's
+//! settings) and the compiled bytes, keyed with a secret kept beside the folder, not in it
+//! (`<folder>.key`, owner-only). An entry that fails the check (patched, truncated, or
+//! copied from another component's entry) is never loaded: the component is compiled
+//! again and the entry replaced. A folder or key that other users can write is not used.
 
+use std::fs::{self, File};
 use std::hash::{Hash, Hasher};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
-/// Compiled components stored in a folder the user owns.
-#[derive(Debug, Clone)]
+type HmacSha256 = Hmac<Sha256>;
+
+/// The first bytes of every entry, naming the format.
+const MAGIC: &[u8; 8] = b"toolcel1";
+const TAG_BYTES: usize = 32;
+const KEY_BYTES: usize = 32;
+
+/// Compiled components stored in a folder only their owner can write.
+#[derive(Clone)]
 pub(crate) struct CompileCache {
     dir: PathBuf,
+    key: Option<Arc<[u8; KEY_BYTES]>>,
+}
+
+impl std::fmt::Debug for CompileCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompileCache").field("dir", &self.dir).finish_non_exhaustive()
+    }
 }
 
 impl CompileCache {
+    /// A cache in `dir`, not yet checked; see [`Self::usable`].
     pub(crate) fn new(dir: PathBuf) -> Self {
-        Self { dir }
+        Self { dir, key: None }
+    }
+
+    /// The cache ready to use: its folder created (owner-only) and safe, its key read or
+    /// created. When it cannot be used safely, says why in the log and returns `None`: the
+    /// tools are then compiled afresh, never loaded from an untrusted folder.
+    pub(crate) fn usable(self) -> Option<Self> {
+        match self.open() {
+            Ok(cache) => Some(cache),
+            Err(reason) => {
+                tracing::warn!(dir = %self.dir.display(), %reason, "not using the compile cache");
+                None
+            }
+        }
+    }
+
+    fn open(&self) -> Result<Self, String> {
+        create_private_dir(&self.dir).map_err(|err| format!("cannot create it: {err}"))?;
+        let dir = fs::canonicalize(&self.dir).map_err(|err| format!("cannot resolve it: {err}"))?;
+        check_private(&dir, "the compile-cache folder")?;
+        let key = load_or_create_key(&key_path(&dir))?;
+        Ok(Self { dir, key: Some(Arc::new(key)) })
+    }
+
+    /// The cache folder (canonical once usable).
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// The cached compilation of `bytes`, or a fresh one (then stored for next time).
     /// Cache failures are logged and never fail the load.
     pub(crate) fn compile(&self, engine: &Engine, bytes: &[u8]) -> wasmtime::Result<Component> {
-        let path = self.entry_path(engine, bytes);
-        if let Ok(serialized) = std::fs::read(&path) {
-            match deserialize(engine, &serialized) {
-                Ok(component) => return Ok(component),
-                Err(err) => tracing::debug!(path = %path.display(), %err, "ignoring an unusable cache entry"),
+        let Some(key) = &self.key else { return Component::from_binary(engine, bytes) };
+        let id = entry_id(engine, bytes);
+        let path = self.dir.join(format!("{}.cwasm", hex(&id)));
+        if let Ok(entry) = fs::read(&path) {
+            match authenticated(key, &id, &entry) {
+                Some(serialized) => match deserialize(engine, serialized) {
+                    Ok(component) => return Ok(component),
+                    Err(err) => tracing::debug!(path = %path.display(), %err, "ignoring an unusable cache entry"),
+                },
+                None => tracing::warn!(
+                    path = %path.display(),
+                    "a compile-cache entry failed authentication (changed or swapped); compiling afresh"
+                ),
             }
         }
         let component = Component::from_binary(engine, bytes)?;
-        if let Err(err) = component.serialize().map_err(|err| err.to_string()).and_then(|serialized| {
-            std::fs::create_dir_all(&self.dir).map_err(|err| err.to_string())?;
-            write_atomically(&path, &serialized).map_err(|err| err.to_string())
-        }) {
+        if let Err(err) = component
+            .serialize()
+            .map_err(|err| err.to_string())
+            .and_then(|serialized| write_atomically(&path, &seal(key, &id, &serialized)).map_err(|err| err.to_string()))
+        {
             tracing::debug!(dir = %self.dir.display(), %err, "could not store a compiled component");
         }
         Ok(component)
     }
-
-    fn entry_path(&self, engine: &Engine, bytes: &[u8]) -> PathBuf {
-        let mut hasher = DigestHasher(Sha256::new());
-        engine.precompile_compatibility_hash().hash(&mut hasher);
-        hasher.0.update(bytes);
-        let digest = hasher.0.finalize();
-        let name: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
-        self.dir.join(format!("{name}.cwasm"))
-    }
 }
 
-/// Loads a component that this cache serialized.
+/// Where a cache folder's key lives: beside the folder, so nothing written into the folder
+/// can reach it.
+fn key_path(dir: &Path) -> PathBuf {
+    let mut name = dir.file_name().map(|name| name.to_os_string()).unwrap_or_default();
+    name.push(".key");
+    dir.with_file_name(name)
+}
+
+/// The cache key files a grant must not expose, for a cache folder.
+pub(crate) fn protected_paths(dir: &Path) -> [PathBuf; 2] {
+    [dir.to_owned(), key_path(dir)]
+}
+
+/// Names an entry: the engine's compilation settings and the component's bytes.
+fn entry_id(engine: &Engine, bytes: &[u8]) -> [u8; 32] {
+    let mut hasher = DigestHasher(Sha256::new());
+    engine.precompile_compatibility_hash().hash(&mut hasher);
+    hasher.0.update(bytes);
+    hasher.0.finalize().into()
+}
+
+fn tag(key: &[u8; KEY_BYTES], id: &[u8; 32], serialized: &[u8]) -> HmacSha256 {
+    let mut mac =
+        <HmacSha256 as Mac>::new_from_slice(key).unwrap_or_else(|_| unreachable!("HMAC takes any key length"));
+    mac.update(MAGIC);
+    mac.update(id);
+    mac.update(serialized);
+    mac
+}
+
+/// An entry: the magic, the tag, the serialized component.
+fn seal(key: &[u8; KEY_BYTES], id: &[u8; 32], serialized: &[u8]) -> Vec<u8> {
+    let mut entry = Vec::with_capacity(MAGIC.len() + TAG_BYTES + serialized.len());
+    entry.extend_from_slice(MAGIC);
+    entry.extend_from_slice(&tag(key, id, serialized).finalize().into_bytes());
+    entry.extend_from_slice(serialized);
+    entry
+}
+
+/// The serialized component in `entry`, if the entry is this cache's, for exactly `id`.
+fn authenticated<'a>(key: &[u8; KEY_BYTES], id: &[u8; 32], entry: &'a [u8]) -> Option<&'a [u8]> {
+    let rest = entry.strip_prefix(MAGIC.as_slice())?;
+    if rest.len() < TAG_BYTES {
+        return None;
+    }
+    let (expected, serialized) = rest.split_at(TAG_BYTES);
+    tag(key, id, serialized).verify_slice(expected).ok()?;
+    Some(serialized)
+}
+
+/// Loads a component this cache serialized and authenticated.
 #[allow(unsafe_code)]
 fn deserialize(engine: &Engine, serialized: &[u8]) -> wasmtime::Result<Component> {
     // SAFETY: wasmtime requires the bytes to come from `Component::serialize` of a compatible
-    // engine. They come from this cache's folder, written only by `CompileCache::compile`
-    // under a name that hashes the engine's settings; wasmtime also checks the header and
-    // refuses artifacts from other versions or configurations. The folder must be writable
-    // only by the user running toolcell (see `RuntimeBuilder::compile_cache`).
+    // engine. They passed the HMAC check with a key only this user can read, for this
+    // component under this engine's settings, so this cache wrote them; they are checked in
+    // memory and deserialized from the same buffer (no second read of the file). wasmtime
+    // also refuses artifacts from other versions or configurations.
     unsafe { Component::deserialize(engine, serialized) }
+}
+
+fn load_or_create_key(path: &Path) -> Result<[u8; KEY_BYTES], String> {
+    if !path.exists() {
+        create_key(path).map_err(|err| format!("cannot create its key {}: {err}", path.display()))?;
+    }
+    check_private(path, "the compile-cache key")?;
+    let bytes = fs::read(path).map_err(|err| format!("cannot read its key {}: {err}", path.display()))?;
+    bytes
+        .try_into()
+        .map_err(|_| format!("its key {} is not {KEY_BYTES} bytes; delete it and a new one is made", path.display()))
+}
+
+/// Writes a new random key, owner-only, without ever leaving a partial key at `path` (two
+/// processes starting at once agree on one key).
+fn create_key(path: &Path) -> std::io::Result<()> {
+    let mut key = [0u8; KEY_BYTES];
+    getrandom::fill(&mut key).map_err(|err| std::io::Error::other(err.to_string()))?;
+    let temporary = path.with_extension(format!("key.tmp{}", std::process::id()));
+    let mut file = private_file(&temporary)?;
+    file.write_all(&key)?;
+    file.sync_all()?;
+    let linked = fs::hard_link(&temporary, path);
+    let _ = fs::remove_file(&temporary);
+    match linked {
+        Err(err) if err.kind() != std::io::ErrorKind::AlreadyExists => Err(err),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses a file or folder that is not owned by this user, or that others may write (or,
+/// for the key, read).
+#[cfg(unix)]
+fn check_private(path: &Path, what: &str) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = fs::symlink_metadata(path).map_err(|err| format!("cannot inspect {what} {}: {err}", path.display()))?;
+    let me = effective_uid();
+    if meta.uid() != me {
+        return Err(format!(
+            "{what} {} belongs to another user (uid {}); use a folder of your own",
+            path.display(),
+            meta.uid()
+        ));
+    }
+    let forbidden = if meta.is_dir() { 0o022 } else { 0o077 };
+    if meta.mode() & forbidden != 0 {
+        return Err(format!(
+            "{what} {} can be {} by other users (mode {:o}); run `chmod go-rwx {}` or use another folder",
+            path.display(),
+            if meta.is_dir() { "written" } else { "read or written" },
+            meta.mode() & 0o777,
+            path.display()
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn check_private(_: &Path, _: &str) -> Result<(), String> {
+    Ok(())
+}
+
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn effective_uid() -> u32 {
+    // SAFETY: geteuid takes no arguments, touches no memory and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+#[cfg(unix)]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+}
+
+#[cfg(not(unix))]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    fs::create_dir_all(dir)
+}
+
+#[cfg(unix)]
+fn private_file(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)
+}
+
+#[cfg(not(unix))]
+fn private_file(path: &Path) -> std::io::Result<File> {
+    fs::OpenOptions::new().write(true).create_new(true).open(path)
 }
 
 /// Writes through a temporary file and a rename, so a concurrent reader never sees half a file.
 fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     let temporary = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&temporary, contents)?;
-    std::fs::rename(&temporary, path)
+    let _ = fs::remove_file(&temporary);
+    let mut file = private_file(&temporary)?;
+    file.write_all(contents)?;
+    drop(file);
+    fs::rename(&temporary, path)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// Feeds `Hash` implementations into a SHA-256 digest.
@@ -80,5 +275,44 @@ impl Hasher for DigestHasher {
 
     fn write(&mut self, bytes: &[u8]) {
         self.0.update(bytes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_authenticate_only_for_their_key_and_component() {
+        let (key, other_key) = ([7u8; KEY_BYTES], [8u8; KEY_BYTES]);
+        let (id, other_id) = ([1u8; 32], [2u8; 32]);
+        let entry = seal(&key, &id, b"machine code");
+        assert_eq!(authenticated(&key, &id, &entry), Some(b"machine code".as_slice()));
+        assert_eq!(authenticated(&other_key, &id, &entry), None, "another key");
+        assert_eq!(authenticated(&key, &other_id, &entry), None, "another component's entry");
+        let mut patched = entry.clone();
+        *patched.last_mut().unwrap() ^= 1;
+        assert_eq!(authenticated(&key, &id, &patched), None, "one byte changed");
+        assert_eq!(authenticated(&key, &id, &entry[..20]), None, "truncated");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn folders_others_can_write_are_not_used() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("toolcell-cache-perms-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let cache = CompileCache::new(dir.clone()).usable().expect("a fresh folder is usable");
+        assert!(cache.key.is_some());
+        let key_mode = fs::metadata(key_path(cache.dir())).unwrap().permissions().mode();
+        assert_eq!(key_mode & 0o777, 0o600);
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o777)).unwrap();
+        let err = CompileCache::new(dir.clone()).open().expect_err("world-writable");
+        assert!(err.contains("chmod"), "{err}");
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).unwrap();
+        fs::set_permissions(key_path(&dir), fs::Permissions::from_mode(0o644)).unwrap();
+        assert!(CompileCache::new(dir.clone()).open().expect_err("readable key").contains("key"));
+        let _ = fs::remove_dir_all(&dir);
+        let _ = fs::remove_file(key_path(&dir));
     }
 }

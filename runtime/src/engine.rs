@@ -13,16 +13,18 @@ use crate::sandbox::TABLE_ELEMENT_BYTES;
 /// before yielding to other calls.
 pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 
-/// Pre-allocated instance slots for up to `max_concurrent_calls` calls at once, each with
-/// memories of up to `max_memory_bytes`.
+/// Pre-allocated instance slots for up to `slots` calls at once, each with memories of up to
+/// `max_memory_bytes`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Pooling {
-    pub(crate) max_concurrent_calls: u32,
+    pub(crate) slots: u32,
     pub(crate) max_memory_bytes: u64,
 }
 
-/// Pool slots per call: a Rust component instantiates a few core instances (its code plus
-/// canonical-ABI shims), each of which may define a memory and tables.
+/// One call's share of the pool: a Rust component instantiates a few core instances (its
+/// code plus canonical-ABI shims), each of which may define a memory and tables. A
+/// component needing more is refused when it is compiled, so no call can take another's
+/// share and make an innocent call fail for lack of a slot.
 const CORE_INSTANCES_PER_CALL: u32 = 16;
 const MEMORIES_PER_CALL: u32 = 4;
 const TABLES_PER_CALL: u32 = 8;
@@ -33,9 +35,12 @@ const KEEP_RESIDENT_BYTES: usize = 2 << 20;
 pub(crate) fn new_engine(pooling: Option<Pooling>) -> wasmtime::Result<Engine> {
     let mut config = Config::new();
     config.consume_fuel(true).epoch_interruption(true);
-    if let Some(Pooling { max_concurrent_calls: calls, max_memory_bytes }) = pooling {
+    if let Some(Pooling { slots: calls, max_memory_bytes }) = pooling {
         let mut pool = PoolingAllocationConfig::default();
-        pool.total_component_instances(calls)
+        pool.max_core_instances_per_component(CORE_INSTANCES_PER_CALL)
+            .max_memories_per_component(MEMORIES_PER_CALL)
+            .max_tables_per_component(TABLES_PER_CALL)
+            .total_component_instances(calls)
             .total_core_instances(calls.saturating_mul(CORE_INSTANCES_PER_CALL))
             .total_memories(calls.saturating_mul(MEMORIES_PER_CALL))
             .total_tables(calls.saturating_mul(TABLES_PER_CALL))

@@ -92,12 +92,19 @@ pub enum CallError {
         /// What is wrong with it.
         reason: String,
     },
-    /// The tool tried an HTTP request its grants do not allow, and the call did not succeed.
+    /// The host refused an HTTP request of the tool (not on its allow-list, a resolved
+    /// address a name may not reach, too many requests in flight, or no HTTP grant at all),
+    /// and the call did not succeed.
     HttpDenied {
-        /// The request that was refused (`GET https://example.com/path`).
-        request: String,
-        /// The `allow_hosts` entry that would allow it.
-        grant: String,
+        /// The refused request (`GET https://example.com/path`, cut to 200 bytes); absent
+        /// when the tool has no HTTP grant and was stopped at its first `wasi:http` call.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request: Option<String>,
+        /// Which rule refused it, in words.
+        reason: String,
+        /// The `allow_hosts` entry that would allow it, when one would.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        grant: Option<String>,
         /// The tool's allow-list.
         allowed: Vec<String>,
     },
@@ -105,6 +112,14 @@ pub enum CallError {
     HttpResponseTooLarge {
         /// The limit in bytes.
         limit_bytes: u64,
+    },
+    /// The tool made the host hold more for it than one call may (open handles to files,
+    /// streams and HTTP requests; bytes in one set of HTTP header fields), and was stopped.
+    ResourceLimit {
+        /// What was limited, e.g. `open handles (files, streams, HTTP requests and headers)`.
+        resource: String,
+        /// The most of it one call may hold.
+        limit: u64,
     },
     /// The host could not run the call, for a reason that is neither the model's nor the
     /// tool's.
@@ -158,6 +173,7 @@ impl CallError {
             Self::InvalidOutput { .. } => "invalid_output",
             Self::HttpDenied { .. } => "http_denied",
             Self::HttpResponseTooLarge { .. } => "http_response_too_large",
+            Self::ResourceLimit { .. } => "resource_limit",
             Self::Internal { .. } => "internal",
         }
     }
@@ -173,14 +189,16 @@ impl CallError {
             | Self::ArgumentsTooLarge { .. }
             | Self::RejectedArguments { .. }
             | Self::OutputTooLarge { .. }
-            | Self::HttpDenied { .. }
             | Self::HttpResponseTooLarge { .. }
             | Self::Internal { .. } => true,
             Self::ToolFailed { retryable, .. } => *retryable,
+            // Another URL may be allowed; with nothing allowed, no call can succeed.
+            Self::HttpDenied { allowed, .. } => !allowed.is_empty(),
             Self::Timeout { .. }
             | Self::FuelExhausted { .. }
             | Self::MemoryLimit { .. }
             | Self::Crashed { .. }
+            | Self::ResourceLimit { .. }
             | Self::InvalidOutput { .. } => false,
         }
     }
@@ -210,9 +228,10 @@ impl CallError {
                 redactor.text(message);
             }
             Self::InvalidOutput { reason } => redactor.text(reason),
-            Self::HttpDenied { request, grant, .. } => {
-                redactor.text(request);
-                redactor.text(grant);
+            Self::HttpDenied { request, reason, grant, .. } => {
+                for text in request.iter_mut().chain(grant.iter_mut()).chain([reason]) {
+                    redactor.text(text);
+                }
             }
             _ => {}
         }
@@ -303,20 +322,41 @@ impl fmt::Display for CallError {
                 "The tool returned an invalid result: {reason}. This is a bug in the tool; \
                  try a different approach or another tool."
             ),
-            Self::HttpDenied { request, grant, allowed } => {
-                write!(f, "The tool was not allowed to send `{request}`: ")?;
-                if allowed.is_empty() {
-                    write!(f, "this tool may not make HTTP requests at all.")?;
-                } else {
-                    write!(f, "it may only reach {}. Use a URL on one of those hosts.", quoted_list(allowed))?;
+            Self::HttpDenied { request, reason, grant, allowed } => {
+                match request {
+                    Some(request) => write!(f, "The host refused the tool's request `{request}`: {reason}.")?,
+                    None => write!(f, "The tool tried to make an HTTP request, but {reason}.")?,
                 }
-                write!(f, " (An operator can allow it with the grant `allow_hosts = [\"{grant}\"]` for this tool.)")
+                if allowed.is_empty() {
+                    write!(
+                        f,
+                        " This is a setting of the host, not something your arguments can change: do not call this \
+                         tool for HTTP again; tell the user or use another tool."
+                    )?;
+                } else {
+                    write!(f, " This tool may reach {}; use a URL there.", quoted_list(allowed))?;
+                }
+                match grant {
+                    Some(grant) => write!(
+                        f,
+                        " (An operator can allow it with the grant `allow_hosts = [\"{grant}\"]` for this tool.)"
+                    ),
+                    None if allowed.is_empty() => {
+                        write!(f, " (An operator can grant hosts with `allow_hosts` for this tool.)")
+                    }
+                    None => Ok(()),
+                }
             }
             Self::HttpResponseTooLarge { limit_bytes } => write!(
                 f,
                 "An HTTP response was larger than the {} this tool may read. \
                  Ask for a smaller resource, for example a narrower query or a page of results.",
                 human_bytes(*limit_bytes)
+            ),
+            Self::ResourceLimit { resource, limit } => write!(
+                f,
+                "The tool needed more than the host allows one call ({limit} {resource}) and was stopped. Do not \
+                 retry the same call; a smaller input may fit."
             ),
             Self::Internal { message } => write!(
                 f,

@@ -1,18 +1,22 @@
 //! Running one export of a tool in a fresh store and instance, under limits, and turning
 //! however that ends into a result or a [`CallError`].
 
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use wasmtime::{Engine, Store, Trap, UpdateDeadline};
+use wasmtime::component::ResourceTableError;
+use wasmtime::{Engine, PoolConcurrencyLimitError, Store, Trap, UpdateDeadline};
+use wasmtime_wasi_http::FieldMapError;
 
 use crate::bindings::capabilities::{CapabilityRequest, CapabilityRequestsPre};
 use crate::bindings::{CallContext, ToolCorePre, ToolError, ToolMetadata};
 use crate::call::Diagnostics;
 use crate::error::{CallError, CrashReason};
-use crate::http::DeniedRequest;
+use crate::http::HttpEvents;
 use crate::limits::Limits;
+use crate::link::HttpNotGranted;
 use crate::policy::Access;
-use crate::sandbox::Sandbox;
+use crate::sandbox::{MAX_HEADER_FIELDS_BYTES, MAX_RESOURCE_HANDLES, Network, Sandbox};
 
 /// Which export to call, of which prepared component.
 pub(crate) enum Export<'a> {
@@ -34,10 +38,8 @@ pub(crate) struct Execution {
     pub(crate) fuel_consumed: u64,
     pub(crate) peak_memory_bytes: u64,
     pub(crate) diagnostics: Diagnostics,
-    /// HTTP requests the allow-list refused.
-    pub(crate) denied: Vec<DeniedRequest>,
-    /// Whether an HTTP response body went past its cap.
-    pub(crate) response_capped: bool,
+    /// What the call's HTTP requests ran into: refusals, capped bodies.
+    pub(crate) http: Arc<HttpEvents>,
 }
 
 impl Execution {
@@ -47,8 +49,7 @@ impl Execution {
             fuel_consumed: 0,
             peak_memory_bytes: 0,
             diagnostics: Diagnostics { detail: Some(detail), ..Diagnostics::default() },
-            denied: Vec::new(),
-            response_capped: false,
+            http: Arc::default(),
         }
     }
 }
@@ -56,9 +57,15 @@ impl Execution {
 /// Instantiates the component in a new store granting `access` and calls `export`, stopping
 /// the guest when it runs out of fuel, memory or time. Must run inside a tokio runtime (the
 /// timeout uses its timer).
-pub(crate) async fn execute(engine: &Engine, limits: &Limits, access: &Access, export: Export<'_>) -> Execution {
-    let deadline = Instant::now() + limits.timeout;
-    let sandbox = match Sandbox::new(limits, access, deadline) {
+pub(crate) async fn execute(
+    engine: &Engine,
+    limits: &Limits,
+    access: &Access,
+    network: &Network,
+    export: Export<'_>,
+) -> Execution {
+    let deadline = deadline_after(limits.timeout);
+    let sandbox = match Sandbox::new(limits, access, network, deadline) {
         Ok(sandbox) => sandbox,
         Err(detail) => {
             let error = CallError::Internal { message: "a directory granted to the tool is unavailable".into() };
@@ -78,24 +85,8 @@ pub(crate) async fn execute(engine: &Engine, limits: &Limits, access: &Access, e
     });
     store.set_epoch_deadline(1);
 
-    let run = async {
-        match export {
-            Export::Metadata(pre) => {
-                let tool = pre.instantiate_async(&mut store).await?;
-                tool.call_metadata(&mut store).await.map(Returned::Metadata)
-            }
-            Export::Capabilities(pre) => {
-                let tool = pre.instantiate_async(&mut store).await?;
-                tool.call_capabilities(&mut store).await.map(Returned::Capabilities)
-            }
-            Export::Invoke { pre, arguments, context } => {
-                let tool = pre.instantiate_async(&mut store).await?;
-                tool.call_invoke(&mut store, arguments, context).await.map(Returned::Invoke)
-            }
-        }
-    };
     // The epoch callback stops a guest that computes; this stops one blocked in a host call.
-    let finished = tokio::time::timeout(limits.timeout, run).await;
+    let finished = tokio::time::timeout(limits.timeout, run(&mut store, export)).await;
 
     let fuel_consumed = limits.fuel.saturating_sub(store.get_fuel().unwrap_or(0));
     let sandbox = store.data();
@@ -105,12 +96,12 @@ pub(crate) async fn execute(engine: &Engine, limits: &Limits, access: &Access, e
         Diagnostics { stdout, stderr, dropped_stdio_bytes: dropped_stdout + dropped_stderr, detail: None };
     let outcome = match finished {
         Ok(Ok(returned)) => Ok(returned),
-        Ok(Err(err)) => {
-            diagnostics.detail = Some(match err.downcast_ref::<wasmtime_wasi::I32Exit>() {
+        Ok(Err(failure)) => {
+            diagnostics.detail = Some(match failure.error.downcast_ref::<wasmtime_wasi::I32Exit>() {
                 Some(exit) => format!("the tool called wasi:cli/exit with code {}", exit.0),
-                None => format!("{err:?}"),
+                None => format!("{:?}", failure.error),
             });
-            Err(classify(&err, sandbox, &diagnostics.stderr, limits))
+            Err(classify(&failure, sandbox, &diagnostics.stderr, limits))
         }
         Err(_elapsed) => {
             diagnostics.detail = Some("stopped by the wall-clock timeout while waiting in a host call".into());
@@ -118,28 +109,65 @@ pub(crate) async fn execute(engine: &Engine, limits: &Limits, access: &Access, e
         }
     };
     let peak_memory_bytes = sandbox.memory.peak;
-    let response_capped = sandbox.gate.response_capped.load(std::sync::atomic::Ordering::Relaxed);
-    let denied = std::mem::take(&mut store.data_mut().gate.denied);
-    Execution { outcome, fuel_consumed, peak_memory_bytes, diagnostics, denied, response_capped }
+    Execution { outcome, fuel_consumed, peak_memory_bytes, diagnostics, http: sandbox.gate.events.clone() }
+}
+
+/// When a call that starts now must end; far in the future rather than overflowing for an
+/// enormous timeout.
+fn deadline_after(timeout: Duration) -> Instant {
+    const CENTURY: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+    let now = Instant::now();
+    now.checked_add(timeout).or_else(|| now.checked_add(CENTURY)).unwrap_or(now)
+}
+
+/// A run that failed, and whether it failed while instantiating (before the export ran).
+struct Failure {
+    error: wasmtime::Error,
+    instantiating: bool,
+}
+
+/// Instantiates and calls the export.
+async fn run(store: &mut Store<Sandbox>, export: Export<'_>) -> Result<Returned, Failure> {
+    let instantiated = |error| Failure { error, instantiating: true };
+    let called = |error| Failure { error, instantiating: false };
+    match export {
+        Export::Metadata(pre) => {
+            let tool = pre.instantiate_async(&mut *store).await.map_err(instantiated)?;
+            tool.call_metadata(&mut *store).await.map(Returned::Metadata).map_err(called)
+        }
+        Export::Capabilities(pre) => {
+            let tool = pre.instantiate_async(&mut *store).await.map_err(instantiated)?;
+            tool.call_capabilities(&mut *store).await.map(Returned::Capabilities).map_err(called)
+        }
+        Export::Invoke { pre, arguments, context } => {
+            let tool = pre.instantiate_async(&mut *store).await.map_err(instantiated)?;
+            tool.call_invoke(&mut *store, arguments, context).await.map(Returned::Invoke).map_err(called)
+        }
+    }
 }
 
 /// Names the limit or fault behind a failed instantiation or call.
-fn classify(err: &wasmtime::Error, sandbox: &Sandbox, stderr: &str, limits: &Limits) -> CallError {
+fn classify(failure: &Failure, sandbox: &Sandbox, stderr: &str, limits: &Limits) -> CallError {
+    let err = &failure.error;
+    if let Some(host) = host_failure(err) {
+        return host;
+    }
     let trap = err.downcast_ref::<Trap>().copied();
-    // A Rust guest whose allocation is refused aborts (an `unreachable` trap); an instance
-    // whose initial memory is refused fails to instantiate. Either way the limiter knows.
-    if let Some(requested) = sandbox.memory.refused
-        && matches!(trap, None | Some(Trap::UnreachableCodeReached))
-    {
-        return CallError::MemoryLimit { limit_bytes: limits.memory_bytes, requested_bytes: requested };
+    let panicked = stderr.contains("panicked at");
+    // A refused memory.grow is legal wasm that a guest may handle; the failure follows from
+    // it only when instantiation needed the memory, or when the guest then aborted the way
+    // an allocation failure does (an `unreachable` trap without a panic).
+    if let Some(requested) = sandbox.memory.refused {
+        let follows = failure.instantiating || (trap == Some(Trap::UnreachableCodeReached) && !panicked);
+        if follows {
+            return CallError::MemoryLimit { limit_bytes: limits.memory_bytes, requested_bytes: requested };
+        }
     }
     match trap {
         Some(Trap::Interrupt) => timeout(limits),
         Some(Trap::OutOfFuel) => CallError::FuelExhausted { limit: limits.fuel },
         Some(Trap::StackOverflow) => CallError::Crashed { reason: CrashReason::StackOverflow },
-        Some(Trap::UnreachableCodeReached) if stderr.contains("panicked at") => {
-            CallError::Crashed { reason: CrashReason::Panic }
-        }
+        Some(Trap::UnreachableCodeReached) if panicked => CallError::Crashed { reason: CrashReason::Panic },
         Some(Trap::UnreachableCodeReached) => CallError::Crashed { reason: CrashReason::Abort },
         // Exiting, even with status 0, ends the call without a result.
         None if err.downcast_ref::<wasmtime_wasi::I32Exit>().is_some() => {
@@ -149,6 +177,43 @@ fn classify(err: &wasmtime::Error, sandbox: &Sandbox, stderr: &str, limits: &Lim
         // ABI when lifted): the instance did something invalid.
         Some(_) | None => CallError::Crashed { reason: CrashReason::Fault },
     }
+}
+
+/// Failures the host raised rather than the guest: a capability the tool lacks, a host
+/// resource bound, an exhausted instance pool.
+fn host_failure(err: &wasmtime::Error) -> Option<CallError> {
+    if err.downcast_ref::<HttpNotGranted>().is_some() {
+        return Some(CallError::HttpDenied {
+            request: None,
+            reason: "this tool has no HTTP access here: the operator has not granted it any hosts".into(),
+            grant: None,
+            allowed: Vec::new(),
+        });
+    }
+    if err.chain().any(|cause| matches!(cause.downcast_ref::<ResourceTableError>(), Some(ResourceTableError::Full))) {
+        return Some(CallError::ResourceLimit {
+            resource: "open handles (files, streams, HTTP requests, responses and headers)".into(),
+            limit: MAX_RESOURCE_HANDLES as u64,
+        });
+    }
+    let fields_too_big = |cause: &(dyn std::error::Error + 'static)| {
+        matches!(
+            cause.downcast_ref::<FieldMapError>(),
+            Some(FieldMapError::TotalSizeTooBig | FieldMapError::TooManyFields)
+        )
+    };
+    if err.chain().any(fields_too_big) {
+        return Some(CallError::ResourceLimit {
+            resource: "bytes in one set of HTTP header fields".into(),
+            limit: MAX_HEADER_FIELDS_BYTES as u64,
+        });
+    }
+    if err.chain().any(|cause| cause.downcast_ref::<PoolConcurrencyLimitError>().is_some()) {
+        return Some(CallError::Internal {
+            message: "no instance slot was free in the host's pool of pre-allocated instances".into(),
+        });
+    }
+    None
 }
 
 fn timeout(limits: &Limits) -> CallError {

@@ -27,6 +27,7 @@
 
 #![deny(unsafe_code)]
 
+mod admission;
 mod arguments;
 mod bindings;
 mod cache;
@@ -36,19 +37,25 @@ mod error;
 mod execute;
 mod http;
 mod limits;
+mod link;
 mod load;
+mod output;
 mod policy;
 mod redact;
 mod runtime;
 mod sandbox;
 mod schema;
+mod suggest;
+mod truncate;
+mod violations;
 
+pub use admission::CallsInFlight;
 pub use call::{Arguments, Diagnostics, ToolCall, ToolOutput, Usage};
 pub use error::{CallError, CrashReason, Violation};
 pub use limits::{LimitOverrides, Limits};
 pub use load::{LoadDiagnostic, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, ToolDefinition};
 pub use policy::{
-    DirGrant, EnvGrant, EnvValue, Grants, HostPattern, POLICY_FILE, Policy, PolicyError, REDACTED,
+    DirGrant, EnvGrant, EnvValue, Grants, HostPattern, MIN_SECRET_CHARS, POLICY_FILE, Policy, PolicyError, REDACTED,
     RequestedCapabilities, RequestedDirectory,
 };
 pub use runtime::{Runtime, RuntimeBuilder, RuntimeError};

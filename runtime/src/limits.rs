@@ -70,6 +70,25 @@ impl Limits {
         self.max_http_response_bytes = max_http_response_bytes.unwrap_or(self.max_http_response_bytes);
         self
     }
+
+    /// These limits lowered by `overrides`: an override below a limit replaces it, one above
+    /// it is ignored. How a per-call override applies unless the embedding opted in to
+    /// raising limits ([`RuntimeBuilder::allow_raising_limits_per_call`]).
+    ///
+    /// [`RuntimeBuilder::allow_raising_limits_per_call`]: crate::RuntimeBuilder::allow_raising_limits_per_call
+    #[must_use]
+    pub fn with_at_most(self, overrides: &LimitOverrides) -> Self {
+        let lower = |limit: u64, wanted: Option<u64>| wanted.map_or(limit, |wanted| wanted.min(limit));
+        Self {
+            fuel: lower(self.fuel, overrides.fuel),
+            timeout: overrides.timeout.map_or(self.timeout, |wanted| wanted.min(self.timeout)),
+            memory_bytes: lower(self.memory_bytes, overrides.memory_bytes),
+            max_argument_bytes: lower(self.max_argument_bytes, overrides.max_argument_bytes),
+            max_output_bytes: lower(self.max_output_bytes, overrides.max_output_bytes),
+            max_stdio_bytes: lower(self.max_stdio_bytes, overrides.max_stdio_bytes),
+            max_http_response_bytes: lower(self.max_http_response_bytes, overrides.max_http_response_bytes),
+        }
+    }
 }
 
 /// Some limits to replace, for one tool or one call; `None` keeps the current value.
@@ -160,6 +179,22 @@ impl LimitOverrides {
     pub fn max_stdio_bytes(mut self, bytes: u64) -> Self {
         self.max_stdio_bytes = Some(bytes);
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overrides_at_most_only_lower() {
+        let ceiling = Limits::default();
+        let overrides = LimitOverrides::new().fuel(u64::MAX).timeout(Duration::from_millis(10)).memory_bytes(1 << 40);
+        let limits = ceiling.with_at_most(&overrides);
+        assert_eq!(limits.fuel, ceiling.fuel, "raising is ignored");
+        assert_eq!(limits.timeout, Duration::from_millis(10), "lowering applies");
+        assert_eq!(limits.memory_bytes, ceiling.memory_bytes);
+        assert_eq!(ceiling.with(&overrides).fuel, u64::MAX, "`with` replaces");
     }
 }
 

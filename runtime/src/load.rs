@@ -12,8 +12,9 @@ use crate::bindings::capabilities::CapabilityRequestsPre;
 use crate::cache::CompileCache;
 use crate::execute::{Export, Returned, execute};
 use crate::limits::Limits;
+use crate::link::Linkers;
 use crate::policy::{Access, RequestedCapabilities, RequestedDirectory};
-use crate::sandbox::Sandbox;
+use crate::sandbox::{Network, Sandbox};
 use crate::schema::CompiledSchema;
 
 /// The longest description model providers accept.
@@ -68,8 +69,9 @@ impl fmt::Display for LoadDiagnostic {
     }
 }
 
-/// A component compiled and linked, its exports found.
+/// A component compiled and linked (without HTTP), its exports found.
 pub(crate) struct Prepared {
+    component: Component,
     core: ToolCorePre<Sandbox>,
     /// Absent for tools built before the `capabilities` export existed.
     capabilities: Option<CapabilityRequestsPre<Sandbox>>,
@@ -80,6 +82,7 @@ pub(crate) struct LoadedTool {
     pub(crate) definition: ToolDefinition,
     pub(crate) requested: RequestedCapabilities,
     pub(crate) source: String,
+    component: Component,
     pub(crate) pre: ToolCorePre<Sandbox>,
     pub(crate) parameters: CompiledSchema,
     pub(crate) output: Option<CompiledSchema>,
@@ -89,7 +92,7 @@ pub(crate) struct LoadedTool {
 /// hundreds of milliseconds or more.
 pub(crate) fn prepare(
     engine: &Engine,
-    linker: &Linker<Sandbox>,
+    linkers: &Linkers,
     cache: Option<&CompileCache>,
     bytes: &[u8],
 ) -> Result<Prepared, String> {
@@ -107,10 +110,9 @@ pub(crate) fn prepare(
         Some(cache) => cache.compile(engine, bytes),
         None => Component::from_binary(engine, bytes),
     };
-    let component = compiled.map_err(|err| format!("could not be compiled: {err}"))?;
-    let pre = linker.instantiate_pre(&component).map_err(|err| {
-        format!("cannot be linked: {err}. A tool may import only WASI 0.2 interfaces that toolcell provides")
-    })?;
+    let component = compiled.map_err(compile_error)?;
+    let linker = linkers.without_http(engine, &component).map_err(|err| format!("cannot be linked: {err}"))?;
+    let pre = link(&linker, &component)?;
     let capabilities = match component.get_export_index(None, "capabilities") {
         Some(_) => Some(CapabilityRequestsPre::new(pre.clone()).map_err(|err| {
             format!("exports `capabilities` with the wrong type ({err}); rebuild it with the current toolcell-guest")
@@ -123,7 +125,35 @@ pub(crate) fn prepare(
              is it a tool built with toolcell-guest's #[tool]? A `wasi:cli` command is not a tool"
         )
     })?;
-    Ok(Prepared { core, capabilities })
+    Ok(Prepared { component, core, capabilities })
+}
+
+fn compile_error(err: wasmtime::Error) -> String {
+    let text = err.to_string();
+    if text.contains("pooling allocator") {
+        // The pool's per-component maxima are one call's share of the pool.
+        format!(
+            "cannot run in a pooled instance slot: {text}. One call may use at most one slot's share of memories, \
+             tables and core instances; simplify the tool, or load it in a runtime without pooling"
+        )
+    } else {
+        format!("could not be compiled: {text}")
+    }
+}
+
+fn link(linker: &Linker<Sandbox>, component: &Component) -> Result<wasmtime::component::InstancePre<Sandbox>, String> {
+    linker.instantiate_pre(component).map_err(|err| {
+        format!("cannot be linked: {err}. A tool may import only WASI 0.2 interfaces that toolcell provides")
+    })
+}
+
+impl LoadedTool {
+    /// Links the tool with `wasi:http`, for a tool the operator granted HTTP hosts.
+    pub(crate) fn link_http(&mut self, linkers: &Linkers) -> Result<(), String> {
+        let pre = link(linkers.with_http(), &self.component)?;
+        self.pre = ToolCorePre::new(pre).map_err(|err| format!("cannot be linked with wasi:http: {err}"))?;
+        Ok(())
+    }
 }
 
 /// Reads a prepared component's metadata and requested capabilities (once, under `limits`,
@@ -203,6 +233,7 @@ pub(crate) async fn load(
         },
         requested,
         source,
+        component: prepared.component,
         pre: prepared.core,
         parameters,
         output,
@@ -212,7 +243,7 @@ pub(crate) async fn load(
 /// Calls a describing export (`metadata`, `capabilities`) in a sandbox that grants nothing.
 async fn call_once(engine: &Engine, source: &str, limits: &Limits, export: Export<'_>) -> Result<Returned, String> {
     let name = if matches!(export, Export::Capabilities(_)) { "capabilities" } else { "metadata" };
-    let execution = execute(engine, limits, &Access::default(), export).await;
+    let execution = execute(engine, limits, &Access::default(), &Network::default(), export).await;
     execution.outcome.map_err(|err| {
         let detail = execution.diagnostics.detail.unwrap_or_default();
         tracing::warn!(%source, kind = err.kind(), %detail, stderr = %execution.diagnostics.stderr, "{name}() failed");
@@ -241,23 +272,6 @@ fn is_semver(version: &str) -> bool {
     parts.len() == 3 && parts.iter().all(numeric) && !version.ends_with(['-', '+'])
 }
 
-/// Edit distance between two names, ignoring case: how "unknown tool" finds the name the
-/// model probably meant.
-pub(crate) fn name_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.to_lowercase().chars().collect();
-    let b: Vec<char> = b.to_lowercase().chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut current = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(ca != cb);
-            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
-        }
-        previous = current;
-    }
-    previous[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,12 +291,5 @@ mod tests {
         assert!(!is_semver("1.0"));
         assert!(!is_semver("v1.0.0"));
         assert!(!is_semver("1.0.0-"));
-    }
-
-    #[test]
-    fn distance_ignores_case() {
-        assert_eq!(name_distance("Calculator", "calculator"), 0);
-        assert_eq!(name_distance("calculater", "calculator"), 1);
-        assert_eq!(name_distance("regx", "regex"), 1);
     }
 }

@@ -1,8 +1,9 @@
-//! Keeping secrets (the values of granted environment variables) out of everything the host
-//! reports: results, error messages, diagnostics and logs.
+//! Keeping secrets (the secret values of granted environment variables) out of everything
+//! the host reports: results, error messages, diagnostics and logs.
 //!
-//! Only verbatim copies are caught: a tool that encodes a secret (base64, reversed) can still
-//! return it. Grant secrets only to tools you trust with them.
+//! Copies are caught verbatim and in the escaped spellings the host itself produces (JSON
+//! strings, Rust debug output); a tool that encodes a secret otherwise (base64, reversed)
+//! can still return it. Grant secrets only to tools you trust with them.
 
 use serde_json::Value;
 
@@ -23,10 +24,11 @@ impl std::fmt::Debug for Redactor {
 
 impl Redactor {
     pub(crate) fn new(secrets: impl IntoIterator<Item = String>) -> Self {
-        let mut secrets: Vec<String> = secrets.into_iter().filter(|secret| !secret.is_empty()).collect();
-        secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-        secrets.dedup();
-        Self { secrets }
+        let mut spellings: Vec<String> =
+            secrets.into_iter().filter(|secret| !secret.is_empty()).flat_map(spellings).collect();
+        spellings.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        spellings.dedup();
+        Self { secrets: spellings }
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -39,6 +41,23 @@ impl Redactor {
             if text.contains(secret.as_str()) {
                 *text = text.replace(secret.as_str(), REDACTED);
             }
+        }
+    }
+
+    /// Like [`Self::text`], for text that was cut short (a capped capture of stdout): also
+    /// drops a tail that is the start of a secret, so a cut never leaves half a secret.
+    pub(crate) fn cut_text(&self, text: &mut String) {
+        self.text(text);
+        let partial = self
+            .secrets
+            .iter()
+            .filter_map(|secret| {
+                (1..secret.len()).rev().find(|&len| secret.is_char_boundary(len) && text.ends_with(&secret[..len]))
+            })
+            .max();
+        if let Some(len) = partial {
+            text.truncate(text.len() - len);
+            text.push_str(REDACTED);
         }
     }
 
@@ -79,6 +98,15 @@ impl Redactor {
     }
 }
 
+/// The ways a secret can appear in text the host writes: as is, escaped inside a JSON string,
+/// and escaped by Rust's `Debug`.
+fn spellings(secret: String) -> Vec<String> {
+    let json = serde_json::to_string(&secret).unwrap_or_default();
+    let debug = format!("{secret:?}");
+    let inner = |quoted: &str| quoted.get(1..quoted.len().saturating_sub(1)).map(str::to_owned);
+    [Some(secret.clone()), inner(&json), inner(&debug)].into_iter().flatten().filter(|s| !s.is_empty()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -91,6 +119,23 @@ mod tests {
         let mut text = "x abcdef y abc".to_owned();
         redactor.text(&mut text);
         assert_eq!(text, format!("x {REDACTED} y {REDACTED}"));
+    }
+
+    #[test]
+    fn escaped_spellings_and_cut_tails_are_redacted() {
+        let redactor = Redactor::new([r#"pa"ss\word"#.to_owned()]);
+        for text in [r#"pa"ss\word"#, r#"pa\"ss\\word"#] {
+            let mut text = format!("x {text} y");
+            redactor.text(&mut text);
+            assert_eq!(text, format!("x {REDACTED} y"));
+        }
+        let redactor = Redactor::new(["tok-3f9a7c1e55".to_owned()]);
+        let mut cut = "the token is tok-3f9a".to_owned();
+        redactor.cut_text(&mut cut);
+        assert_eq!(cut, format!("the token is {REDACTED}"));
+        let mut whole = "no secret here".to_owned();
+        redactor.cut_text(&mut whole);
+        assert_eq!(whole, "no secret here");
     }
 
     #[test]

@@ -1,29 +1,36 @@
 //! [`Runtime`]: a set of loaded tools and the one entry point for calling them.
 
 use std::collections::BTreeMap;
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
-use tokio::sync::Semaphore;
 use tracing::Instrument;
 use wasmtime::Engine;
-use wasmtime::component::Linker;
 
+use crate::admission::{Admission, CallsInFlight, default_max_concurrent_calls};
 use crate::arguments;
 use crate::bindings::{CallContext, ToolError};
-use crate::cache::CompileCache;
-use crate::call::{Diagnostics, ToolCall, ToolOutput, Usage};
+use crate::cache::{self, CompileCache};
+use crate::call::{Arguments, Diagnostics, ToolCall, ToolOutput, Usage};
 use crate::engine::{EpochTicker, Pooling, new_engine};
 use crate::error::CallError;
-use crate::execute::{Export, Returned, execute};
+use crate::execute::{Execution, Export, Returned, execute};
+use crate::http::{HttpEvents, RequestSlots, Resolver};
 use crate::limits::{LimitOverrides, Limits};
+use crate::link::Linkers;
 use crate::load::{self, LoadDiagnostic, LoadedTool, ToolDefinition};
-use crate::policy::{Access, Grants, POLICY_FILE, Policy, PolicyError, RequestedCapabilities};
+use crate::output::check_output;
+use crate::policy::{
+    Access, GrantedDir, Grants, POLICY_FILE, Policy, PolicyError, RequestedCapabilities, exposes_cache,
+    overlapping_grants,
+};
 use crate::redact::Redactor;
-use crate::sandbox::Sandbox;
-use crate::schema::truncate_chars;
+use crate::sandbox::Network;
+use crate::suggest;
+use crate::truncate::truncated;
 
 /// Why a [`Runtime`] could not be built. Problems with individual components are not
 /// errors: they become [`LoadDiagnostic`]s and the other tools load.
@@ -64,7 +71,10 @@ pub struct RuntimeBuilder {
     limits: Limits,
     policy: Policy,
     cache: Option<CompileCache>,
+    pool_slots: Option<u32>,
     max_concurrent_calls: Option<u32>,
+    raise_limits_per_call: bool,
+    resolver: Resolver,
 }
 
 impl std::fmt::Debug for RuntimeBuilder {
@@ -74,7 +84,9 @@ impl std::fmt::Debug for RuntimeBuilder {
             .field("limits", &self.limits)
             .field("policy", &self.policy)
             .field("cache", &self.cache)
+            .field("pool_slots", &self.pool_slots)
             .field("max_concurrent_calls", &self.max_concurrent_calls)
+            .field("raise_limits_per_call", &self.raise_limits_per_call)
             .finish()
     }
 }
@@ -122,9 +134,9 @@ impl RuntimeBuilder {
         self
     }
 
-    /// Keeps compiled components in `dir` (created if needed), so the next load of the same
-    /// component skips compilation. Off by default. The folder must be writable only by the
-    /// user running toolcell: its entries are loaded as trusted machine code.
+    /// Keeps compiled components in `dir` (created if needed, owner-only), so the next load
+    /// of the same component skips compilation. Off by default. Entries are authenticated
+    /// with a key kept outside the folder; a folder other users can write is not used.
     pub fn compile_cache(mut self, dir: impl Into<PathBuf>) -> Self {
         self.cache = Some(CompileCache::new(dir.into()));
         self
@@ -136,9 +148,36 @@ impl RuntimeBuilder {
     /// Faster per call and much faster under concurrency (see the README's figures), at the
     /// cost of resident memory (about 2 MiB per warm slot) and a ceiling on memory: no call
     /// may use more than the largest memory limit known at build time (the default limits
-    /// and every tool's), so a per-call memory override above it is lowered to it.
+    /// and every tool's), so a per-call memory override above it is lowered to it. A tool
+    /// that needs more than one slot's share of memories, tables or core instances is
+    /// refused at load.
     pub fn pooling(mut self, max_concurrent_calls: u32) -> Self {
-        self.max_concurrent_calls = Some(max_concurrent_calls.max(1));
+        self.pool_slots = Some(max_concurrent_calls.max(1));
+        self
+    }
+
+    /// How many calls run at once; later calls wait in a queue. Every running call may hold
+    /// its tool's memory limit, so this bounds what all calls together can hold. Default:
+    /// four per CPU core (at least four), or the pool's slots with [`Self::pooling`].
+    pub fn max_concurrent_calls(mut self, calls: u32) -> Self {
+        self.max_concurrent_calls = Some(calls.max(1));
+        self
+    }
+
+    /// Lets per-call [`LimitOverrides`] ([`ToolCall::with_limits`]) raise a tool's limits.
+    /// By default the operator's limits (the runtime's defaults, [`Self::tool_limits`] and
+    /// the policy file) are a ceiling: a per-call override can only lower them, so an
+    /// embedding that forwards user input cannot be talked into more fuel, time or memory.
+    pub fn allow_raising_limits_per_call(mut self) -> Self {
+        self.raise_limits_per_call = true;
+        self
+    }
+
+    /// Resolves `host` to `addresses` for outbound HTTP instead of asking the system
+    /// resolver, as curl's `--resolve` does. The addresses are checked like resolved ones: a
+    /// name on the allow-list may not reach a loopback, private or link-local address.
+    pub fn resolve(mut self, host: impl Into<String>, addresses: impl IntoIterator<Item = IpAddr>) -> Self {
+        self.resolver.pin(host.into(), addresses.into_iter().collect());
         self
     }
 
@@ -147,94 +186,90 @@ impl RuntimeBuilder {
     /// # Errors
     /// When a tools folder cannot be read, its policy file is invalid, or the engine cannot
     /// start. A component that cannot be loaded (corrupt, a core module, another world, bad
-    /// metadata, a duplicate name, grants that cannot be resolved) becomes a
-    /// [`LoadDiagnostic`] instead.
+    /// metadata, a duplicate name, grants that cannot be resolved or that are unsafe
+    /// together) becomes a [`LoadDiagnostic`] instead.
     pub async fn build(mut self) -> Result<Runtime, RuntimeError> {
-        for source in &self.sources {
-            if let Source::Dir(dir) = source {
-                let file = dir.join(POLICY_FILE);
-                if file.is_file() {
-                    // The folder's file first; grants made in code add to it.
-                    let mut combined = Policy::from_file(&file)?;
-                    combined.merge(std::mem::take(&mut self.policy));
-                    self.policy = combined;
-                }
-            }
-        }
-        let pooling = self
-            .max_concurrent_calls
-            .map(|max_concurrent_calls| Pooling { max_concurrent_calls, max_memory_bytes: self.max_memory_bytes() });
+        self.read_policy_files()?;
+        let pooling = self.pool_slots.map(|slots| Pooling { slots, max_memory_bytes: self.max_memory_bytes() });
         let engine = new_engine(pooling).map_err(|err| RuntimeError::Engine(err.to_string()))?;
         let ticker = EpochTicker::start(&engine).map_err(RuntimeError::Ticker)?;
-        let mut linker = Linker::<Sandbox>::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(|err| RuntimeError::Engine(err.to_string()))?;
-        wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
-            .map_err(|err| RuntimeError::Engine(err.to_string()))?;
+        let linkers = Linkers::new(&engine).map_err(|err| RuntimeError::Engine(err.to_string()))?;
+        let cache = self.cache.take().and_then(CompileCache::usable);
 
         let mut diagnostics = Vec::new();
-        let mut inputs = Vec::new();
-        for source in self.sources {
-            match source {
-                Source::Dir(dir) => inputs.extend(read_tools_dir(&dir, &mut diagnostics)?),
-                Source::File(path) => match std::fs::read(&path) {
-                    Ok(bytes) => inputs.push((path.display().to_string(), bytes)),
-                    Err(err) => diagnostics.push(LoadDiagnostic {
-                        source: path.display().to_string(),
-                        reason: format!("cannot be read: {err}"),
-                    }),
-                },
-                Source::Bytes { label, bytes } => inputs.push((label, bytes)),
-            }
-        }
-
-        // Compile in parallel on the blocking pool; read metadata as each finishes.
-        let compiling: Vec<_> = inputs
-            .into_iter()
-            .map(|(source, bytes)| {
-                let (engine, linker, cache) = (engine.clone(), linker.clone(), self.cache.clone());
-                let compile = move || {
-                    let started = Instant::now();
-                    let prepared = load::prepare(&engine, &linker, cache.as_ref(), &bytes);
-                    tracing::debug!(bytes = bytes.len(), elapsed_ms = started.elapsed().as_millis(), "prepared");
-                    prepared
-                };
-                (source, tokio::task::spawn_blocking(compile))
-            })
-            .collect();
-        let mut tools: BTreeMap<String, LoadedTool> = BTreeMap::new();
-        for (source, compiling) in compiling {
-            let prepared = compiling.await.unwrap_or_else(|err| Err(format!("compilation panicked: {err}")));
-            let loaded = match prepared {
-                Ok(pre) => load::load(&engine, source.clone(), pre, &self.limits).await,
-                Err(reason) => Err(reason),
-            };
-            match loaded {
-                Ok(tool) => match tools.get(&tool.definition.name) {
-                    Some(first) => diagnostics.push(LoadDiagnostic {
-                        reason: format!(
-                            "defines tool `{}`, which {} already defines; rename one of them (this file was not loaded)",
-                            tool.definition.name, first.source
-                        ),
-                        source,
-                    }),
-                    None => {
-                        tools.insert(tool.definition.name.clone(), tool);
-                    }
-                },
-                Err(reason) => diagnostics.push(LoadDiagnostic { source, reason }),
-            }
-        }
+        let inputs = read_sources(std::mem::take(&mut self.sources), &mut diagnostics)?;
+        let tools = compile_and_load(&engine, &linkers, cache.as_ref(), inputs, &self.limits, &mut diagnostics).await;
         for (name, _) in self.policy.tools().filter(|(name, _)| !tools.contains_key(*name)) {
             diagnostics.push(LoadDiagnostic {
                 source: "policy".into(),
                 reason: format!("grants or limits are set for tool `{name}`, but no loaded tool has that name"),
             });
         }
+        let mut entries = self.grant_access(tools, &linkers, &mut diagnostics);
+        refuse_unsafe_grants(&mut entries, cache.as_ref().map(CompileCache::dir), &mut diagnostics);
+        for diagnostic in &diagnostics {
+            tracing::warn!(source = %diagnostic.source, reason = %diagnostic.reason, "component not loaded");
+        }
 
+        let concurrency = match (self.max_concurrent_calls, self.pool_slots) {
+            (Some(calls), Some(slots)) => calls.min(slots),
+            (Some(calls), None) => calls,
+            (None, Some(slots)) => slots,
+            (None, None) => default_max_concurrent_calls(),
+        };
+        Ok(Runtime {
+            inner: Arc::new(Inner {
+                engine,
+                tools: entries,
+                diagnostics,
+                pooling,
+                admission: Admission::new(concurrency),
+                raise_limits_per_call: self.raise_limits_per_call,
+                network: Network { resolver: self.resolver, request_slots: RequestSlots::default() },
+                _ticker: ticker,
+            }),
+        })
+    }
+
+    /// Adds the policy file of every tools folder; grants made in code add to it.
+    fn read_policy_files(&mut self) -> Result<(), RuntimeError> {
+        for source in &self.sources {
+            if let Source::Dir(dir) = source {
+                let file = dir.join(POLICY_FILE);
+                if file.is_file() {
+                    let mut combined = Policy::from_file(&file)?;
+                    combined.merge(std::mem::take(&mut self.policy));
+                    self.policy = combined;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Resolves each loaded tool's grants, and links tools granted HTTP hosts with
+    /// `wasi:http`. A tool whose grants cannot be resolved becomes a diagnostic.
+    fn grant_access(
+        &self,
+        tools: BTreeMap<String, LoadedTool>,
+        linkers: &Linkers,
+        diagnostics: &mut Vec<LoadDiagnostic>,
+    ) -> BTreeMap<String, ToolEntry> {
         let mut entries = BTreeMap::new();
-        for (name, tool) in tools {
+        for (name, mut tool) in tools {
             let grants = self.policy.grants(&name).cloned().unwrap_or_default();
-            match Access::resolve(&grants, |variable| std::env::var(variable).ok()) {
+            let linked = Access::resolve(&grants, |variable| std::env::var(variable).ok()).and_then(|access| {
+                if !access.allow_hosts.is_empty() {
+                    tool.link_http(linkers)?;
+                } else if !tool.requested.http_hosts.is_empty() {
+                    tracing::warn!(
+                        tool = %name,
+                        requested = ?tool.requested.http_hosts,
+                        "the tool requests HTTP hosts but is granted none (`allow_hosts`): its HTTP requests will fail"
+                    );
+                }
+                Ok(access)
+            });
+            match linked {
                 Ok(access) => {
                     let limits = self.limits.with(&grants.limits);
                     entries.insert(name, ToolEntry { tool, limits, grants, access });
@@ -245,18 +280,110 @@ impl RuntimeBuilder {
                 }),
             }
         }
-        for diagnostic in &diagnostics {
-            tracing::warn!(source = %diagnostic.source, reason = %diagnostic.reason, "component not loaded");
-        }
-        let tools = entries;
-        let slots = pooling.map(|pooling| (Arc::new(Semaphore::new(pooling.max_concurrent_calls as usize)), pooling));
-        Ok(Runtime { inner: Arc::new(Inner { engine, tools, diagnostics, slots, _ticker: ticker }) })
+        entries
     }
 
     /// The largest memory limit any tool has: the size of every pooled memory slot.
     fn max_memory_bytes(&self) -> u64 {
         let overrides = self.policy.tools().map(|(_, grants)| self.limits.with(&grants.limits).memory_bytes);
         overrides.fold(self.limits.memory_bytes, u64::max)
+    }
+}
+
+/// Reads every source's bytes, in the order they were added.
+fn read_sources(
+    sources: Vec<Source>,
+    diagnostics: &mut Vec<LoadDiagnostic>,
+) -> Result<Vec<(String, Vec<u8>)>, RuntimeError> {
+    let mut inputs = Vec::new();
+    for source in sources {
+        match source {
+            Source::Dir(dir) => inputs.extend(read_tools_dir(&dir, diagnostics)?),
+            Source::File(path) => match std::fs::read(&path) {
+                Ok(bytes) => inputs.push((path.display().to_string(), bytes)),
+                Err(err) => diagnostics.push(LoadDiagnostic {
+                    source: path.display().to_string(),
+                    reason: format!("cannot be read: {err}"),
+                }),
+            },
+            Source::Bytes { label, bytes } => inputs.push((label, bytes)),
+        }
+    }
+    Ok(inputs)
+}
+
+/// Compiles every component in parallel on the blocking pool, reads each one's metadata as
+/// it finishes, and keeps the first of any two that define the same tool name.
+async fn compile_and_load(
+    engine: &Engine,
+    linkers: &Linkers,
+    cache: Option<&CompileCache>,
+    inputs: Vec<(String, Vec<u8>)>,
+    limits: &Limits,
+    diagnostics: &mut Vec<LoadDiagnostic>,
+) -> BTreeMap<String, LoadedTool> {
+    let compiling: Vec<_> = inputs
+        .into_iter()
+        .map(|(source, bytes)| {
+            let (engine, linkers, cache) = (engine.clone(), linkers.clone(), cache.cloned());
+            let compile = move || {
+                let started = Instant::now();
+                let prepared = load::prepare(&engine, &linkers, cache.as_ref(), &bytes);
+                tracing::debug!(bytes = bytes.len(), elapsed_ms = started.elapsed().as_millis(), "prepared");
+                prepared
+            };
+            (source, tokio::task::spawn_blocking(compile))
+        })
+        .collect();
+    let mut tools: BTreeMap<String, LoadedTool> = BTreeMap::new();
+    for (source, compiling) in compiling {
+        let prepared = compiling.await.unwrap_or_else(|err| Err(format!("compilation panicked: {err}")));
+        let loaded = match prepared {
+            Ok(prepared) => load::load(engine, source.clone(), prepared, limits).await,
+            Err(reason) => Err(reason),
+        };
+        match loaded {
+            Ok(tool) => match tools.get(&tool.definition.name) {
+                Some(first) => diagnostics.push(LoadDiagnostic {
+                    reason: format!(
+                        "defines tool `{}`, which {} already defines; rename one of them (this file was not loaded)",
+                        tool.definition.name, first.source
+                    ),
+                    source,
+                }),
+                None => {
+                    tools.insert(tool.definition.name.clone(), tool);
+                }
+            },
+            Err(reason) => diagnostics.push(LoadDiagnostic { source, reason }),
+        }
+    }
+    tools
+}
+
+/// Removes tools whose directory grants are unsafe: overlapping another tool's writable
+/// grant, or containing the compile cache.
+fn refuse_unsafe_grants(
+    entries: &mut BTreeMap<String, ToolEntry>,
+    cache: Option<&Path>,
+    diagnostics: &mut Vec<LoadDiagnostic>,
+) {
+    let granted: Vec<GrantedDir<'_>> = entries
+        .iter()
+        .flat_map(|(tool, entry)| entry.access.dirs.iter().map(move |dir| GrantedDir { tool, dir }))
+        .collect();
+    let mut refused = overlapping_grants(&granted);
+    for protected in cache.map(cache::protected_paths).into_iter().flatten() {
+        for grant in &granted {
+            if let Some(reason) = exposes_cache(grant.dir, &protected) {
+                refused.push((grant.tool.to_owned(), format!("tool `{}` was not loaded: {reason}", grant.tool)));
+            }
+        }
+    }
+    for (tool, reason) in refused {
+        if let Some(entry) = entries.remove(&tool) {
+            diagnostics.push(LoadDiagnostic { source: entry.tool.source, reason });
+        }
     }
 }
 
@@ -292,15 +419,19 @@ struct Inner {
     engine: Engine,
     tools: BTreeMap<String, ToolEntry>,
     diagnostics: Vec<LoadDiagnostic>,
-    /// With pooling: one permit per pooled instance slot, and the pool's sizes.
-    slots: Option<(Arc<Semaphore>, Pooling)>,
+    /// The pool's sizes, with pooling.
+    pooling: Option<Pooling>,
+    admission: Admission,
+    raise_limits_per_call: bool,
+    network: Network,
     _ticker: EpochTicker,
 }
 
 /// A set of loaded tools. Cheap to clone; every clone shares the tools.
 ///
 /// Every call runs in a fresh instance under its tool's [`Limits`], with no filesystem,
-/// network, environment or arguments, and stdout/stderr captured into bounded buffers.
+/// network, environment or arguments beyond the tool's grants, and stdout/stderr captured
+/// into bounded buffers.
 #[derive(Clone)]
 pub struct Runtime {
     inner: Arc<Inner>,
@@ -323,7 +454,10 @@ impl Runtime {
             limits: Limits::default(),
             policy: Policy::new(),
             cache: None,
+            pool_slots: None,
             max_concurrent_calls: None,
+            raise_limits_per_call: false,
+            resolver: Resolver::default(),
         }
     }
 
@@ -362,6 +496,11 @@ impl Runtime {
         &self.inner.diagnostics
     }
 
+    /// How many calls are running and waiting right now, and how many may run at once.
+    pub fn calls_in_flight(&self) -> CallsInFlight {
+        self.inner.admission.in_flight()
+    }
+
     /// Runs one call. Never fails: whatever the model sent and however the tool behaves,
     /// the outcome is a [`ToolOutput`] (with [`ToolOutput::is_error`] and a typed
     /// [`CallError`] when it failed). Must run inside a tokio runtime.
@@ -371,7 +510,7 @@ impl Runtime {
     }
 
     /// Runs several calls concurrently (as a model's parallel tool calls), returning their
-    /// outputs in the same order.
+    /// outputs in the same order. Calls beyond the runtime's concurrency limit wait.
     pub async fn call_all(&self, calls: impl IntoIterator<Item = ToolCall>) -> Vec<ToolOutput> {
         let tasks: Vec<_> = calls
             .into_iter()
@@ -392,184 +531,171 @@ impl Runtime {
         outputs
     }
 
+    /// One call: parse → validate → admit → execute → classify → redact.
     async fn run(&self, call: ToolCall) -> ToolOutput {
         let started = Instant::now();
+        let refused = |error: CallError| {
+            tracing::debug!(kind = error.kind(), "call refused");
+            ToolOutput::failure(&call, error, usage(started, 0, 0), Diagnostics::default())
+        };
         let Some(entry) = self.inner.tools.get(&call.name) else {
-            let error = self.unknown_tool(&call.name);
-            tracing::debug!(kind = error.kind(), "call refused");
-            return ToolOutput::failure(&call, error, usage(started, 0, 0), Diagnostics::default());
+            return refused(self.unknown_tool(&call.name));
         };
-        let mut limits = entry.limits.with(&call.limits);
-
-        let arguments = match arguments::parse(&call.arguments, limits.max_argument_bytes) {
+        let limits = self.call_limits(entry, &call.limits);
+        let arguments = match parse_and_validate(entry, &call.arguments, &limits) {
             Ok(arguments) => arguments,
-            Err(error) => {
-                tracing::debug!(kind = error.kind(), "call refused");
-                return ToolOutput::failure(&call, error, usage(started, 0, 0), Diagnostics::default());
-            }
+            Err(error) => return refused(error),
         };
-        let violations = entry.tool.parameters.violations(&arguments);
-        if !violations.is_empty() {
-            let error = CallError::InvalidArguments { violations };
-            tracing::debug!(kind = error.kind(), "call refused");
-            return ToolOutput::failure(&call, error, usage(started, 0, 0), Diagnostics::default());
+        let _admitted = match self.inner.admission.admit().await {
+            Ok(permit) => permit,
+            Err(error) => return refused(error),
+        };
+        let execution = self.execute(entry, &limits, &call, &arguments).await;
+        let usage = usage(started, execution.fuel_consumed, execution.peak_memory_bytes);
+        let (result, diagnostics) = classify(entry, &limits, execution);
+        let (result, diagnostics) = redact(&entry.access.redactor, &limits, result, diagnostics);
+        finish(&call, result, usage, diagnostics)
+    }
+
+    /// The tool's limits with the call's overrides: lowering only, unless the embedding
+    /// allowed raising; never past the pool's memory slots.
+    fn call_limits(&self, entry: &ToolEntry, overrides: &LimitOverrides) -> Limits {
+        let mut limits = if self.inner.raise_limits_per_call {
+            entry.limits.with(overrides)
+        } else {
+            entry.limits.with_at_most(overrides)
+        };
+        if let Some(pooling) = self.inner.pooling {
+            limits.memory_bytes = limits.memory_bytes.min(pooling.max_memory_bytes);
         }
+        limits
+    }
 
-        // With pooling, wait for a free instance slot rather than fail for lack of one.
-        let _slot = match &self.inner.slots {
-            Some((slots, pooling)) => {
-                limits.memory_bytes = limits.memory_bytes.min(pooling.max_memory_bytes);
-                match slots.clone().acquire_owned().await {
-                    Ok(permit) => Some(permit),
-                    Err(_) => {
-                        let error = CallError::Internal { message: "the instance pool is closed".into() };
-                        return ToolOutput::failure(&call, error, usage(started, 0, 0), Diagnostics::default());
-                    }
-                }
-            }
-            None => None,
-        };
-
-        // The tool receives exactly the value that was validated.
+    /// Runs the tool on exactly the arguments that were validated.
+    async fn execute(&self, entry: &ToolEntry, limits: &Limits, call: &ToolCall, arguments: &Value) -> Execution {
         let arguments = arguments.to_string();
         let context =
             CallContext { call_id: call.id.clone(), host_context: Value::Object(call.context.clone()).to_string() };
         let export = Export::Invoke { pre: &entry.tool.pre, arguments: &arguments, context: &context };
-        let mut execution = execute(&self.inner.engine, &limits, &entry.access, export).await;
-        let usage = usage(started, execution.fuel_consumed, execution.peak_memory_bytes);
-        let max_message_bytes = usize::try_from(limits.max_output_bytes).unwrap_or(usize::MAX);
-        let redactor = &entry.access.redactor;
-        let result = match execution.outcome {
-            Ok(Returned::Invoke(Ok(result))) => check_output(&entry.tool, result, &limits, redactor),
-            Ok(Returned::Invoke(Err(ToolError::InvalidArguments(message)))) => {
-                Err(CallError::RejectedArguments { message: truncate_bytes(message, max_message_bytes) })
-            }
-            Ok(Returned::Invoke(Err(ToolError::Failed(failure)))) => Err(CallError::ToolFailed {
-                message: truncate_bytes(failure.message, max_message_bytes),
-                retryable: failure.retryable,
-            }),
-            Ok(Returned::Metadata(_) | Returned::Capabilities(_)) => {
-                Err(CallError::Internal { message: "the wrong export was called".into() })
-            }
-            Err(error) => Err(error),
-        };
-        // A refused request or a capped response that ends the call explains the failure
-        // better than whatever the tool made of it; the tool's own account goes to detail.
-        let result = result.map_err(|error| {
-            let cause = match execution.denied.first() {
-                Some(denied) => CallError::HttpDenied {
-                    request: denied.request.clone(),
-                    grant: denied.grant.clone(),
-                    allowed: entry.grants.allow_hosts.iter().map(ToString::to_string).collect(),
-                },
-                None if execution.response_capped => {
-                    CallError::HttpResponseTooLarge { limit_bytes: limits.max_http_response_bytes }
-                }
-                None => return error,
-            };
-            let detail = execution.diagnostics.detail.take().map(|detail| format!("\n{detail}")).unwrap_or_default();
-            execution.diagnostics.detail = Some(format!("the tool's own outcome: {error}{detail}"));
-            cause
-        });
-        let mut diagnostics = execution.diagnostics;
-        if !redactor.is_empty() {
-            for text in [&mut diagnostics.stdout, &mut diagnostics.stderr] {
-                redactor.text(text);
-            }
-            if let Some(detail) = &mut diagnostics.detail {
-                redactor.text(detail);
-            }
-        }
-        let result = result.map_err(|mut error| {
-            error.redact(redactor);
-            error
-        });
-        match result {
-            Ok(content) => ToolOutput::success(&call, content, usage, diagnostics),
-            Err(error) => {
-                if error.is_caller_error() {
-                    tracing::debug!(kind = error.kind(), "tool rejected the call");
-                } else {
-                    tracing::warn!(
-                        kind = error.kind(),
-                        detail = diagnostics.detail.as_deref().unwrap_or(""),
-                        stderr = %diagnostics.stderr,
-                        "tool call failed"
-                    );
-                }
-                ToolOutput::failure(&call, error, usage, diagnostics)
-            }
-        }
+        execute(&self.inner.engine, limits, &entry.access, &self.inner.network, export).await
     }
 
     fn unknown_tool(&self, name: &str) -> CallError {
         let available: Vec<String> = self.inner.tools.keys().cloned().collect();
-        let mut scored: Vec<(usize, &String)> = available
-            .iter()
-            .map(|candidate| (load::name_distance(name, candidate), candidate))
-            .filter(|(distance, candidate)| *distance <= (candidate.len() / 3).max(2))
-            .collect();
-        scored.sort();
-        let closest = scored.into_iter().take(3).map(|(_, candidate)| candidate.clone()).collect();
-        CallError::UnknownTool { name: truncate_chars(name, 100), closest, available }
+        let closest =
+            suggest::closest(name, available.iter().map(String::as_str), 3).into_iter().map(str::to_owned).collect();
+        CallError::UnknownTool { name: truncated(name, MAX_NAME_BYTES), closest, available }
     }
 }
 
-/// A tool's message held to the output limit (a tool cannot flood the model's context
-/// through its errors either), cut at a character boundary.
-fn truncate_bytes(mut message: String, max: usize) -> String {
-    if message.len() > max {
-        let mut cut = max.saturating_sub('…'.len_utf8());
-        while !message.is_char_boundary(cut) {
-            cut -= 1;
+/// How much of an unknown tool name the error quotes.
+const MAX_NAME_BYTES: usize = 100;
+
+/// The arguments as one JSON value within the size limit, checked against the tool's schema.
+fn parse_and_validate(entry: &ToolEntry, arguments: &Arguments, limits: &Limits) -> Result<Value, CallError> {
+    let arguments = arguments::parse(arguments, limits.max_argument_bytes)?;
+    let violations = entry.tool.parameters.violations(&arguments);
+    if violations.is_empty() { Ok(arguments) } else { Err(CallError::InvalidArguments { violations }) }
+}
+
+/// Turns how the run ended into the result for the model, or the error that explains it.
+fn classify(entry: &ToolEntry, limits: &Limits, execution: Execution) -> (Result<String, CallError>, Diagnostics) {
+    let Execution { outcome, mut diagnostics, http, .. } = execution;
+    let result = match outcome {
+        Ok(Returned::Invoke(Ok(result))) => {
+            check_output(result, entry.tool.output.as_ref(), limits.max_output_bytes, &entry.access.redactor)
         }
-        message.truncate(cut);
-        message.push('…');
+        Ok(Returned::Invoke(Err(ToolError::InvalidArguments(message)))) => {
+            Err(CallError::RejectedArguments { message })
+        }
+        Ok(Returned::Invoke(Err(ToolError::Failed(failure)))) => {
+            Err(CallError::ToolFailed { message: failure.message, retryable: failure.retryable })
+        }
+        Ok(Returned::Metadata(_) | Returned::Capabilities(_)) => {
+            Err(CallError::Internal { message: "the wrong export was called".into() })
+        }
+        Err(error) => Err(error),
+    };
+    let result = result.map_err(|error| explain_http_failure(error, entry, limits, &http, &mut diagnostics));
+    (result, diagnostics)
+}
+
+/// When the tool gave up after the host refused one of its requests or capped a response,
+/// the refusal explains the failure better than the tool's own account (which goes to the
+/// diagnostics). Limits the host enforced (time, fuel, memory, crashes) stand as they are.
+fn explain_http_failure(
+    error: CallError,
+    entry: &ToolEntry,
+    limits: &Limits,
+    http: &HttpEvents,
+    diagnostics: &mut Diagnostics,
+) -> CallError {
+    if !matches!(error, CallError::RejectedArguments { .. } | CallError::ToolFailed { .. }) {
+        return error;
     }
-    message
+    let cause = match http.first_denied() {
+        Some(denied) => CallError::HttpDenied {
+            request: Some(denied.request),
+            reason: denied.reason,
+            grant: denied.grant,
+            allowed: entry.grants.allow_hosts.iter().map(ToString::to_string).collect(),
+        },
+        None if http.response_capped() => {
+            CallError::HttpResponseTooLarge { limit_bytes: limits.max_http_response_bytes }
+        }
+        None => return error,
+    };
+    let detail = diagnostics.detail.take().map(|detail| format!("\n{detail}")).unwrap_or_default();
+    diagnostics.detail = Some(format!("the tool's own outcome: {error}{detail}"));
+    cause
+}
+
+/// Replaces secrets in the error and the diagnostics, then holds the tool's own messages to
+/// the output limit (cut after redaction, so a cut never splits a secret).
+fn redact(
+    redactor: &Redactor,
+    limits: &Limits,
+    mut result: Result<String, CallError>,
+    mut diagnostics: Diagnostics,
+) -> (Result<String, CallError>, Diagnostics) {
+    if !redactor.is_empty() {
+        let cut = diagnostics.dropped_stdio_bytes > 0;
+        for text in [&mut diagnostics.stdout, &mut diagnostics.stderr] {
+            if cut { redactor.cut_text(text) } else { redactor.text(text) }
+        }
+        if let Some(detail) = &mut diagnostics.detail {
+            redactor.text(detail);
+        }
+        if let Err(error) = &mut result {
+            error.redact(redactor);
+        }
+    }
+    if let Err(CallError::RejectedArguments { message } | CallError::ToolFailed { message, .. }) = &mut result {
+        *message = truncated(message, usize::try_from(limits.max_output_bytes).unwrap_or(usize::MAX));
+    }
+    (result, diagnostics)
+}
+
+/// The output, logged.
+fn finish(call: &ToolCall, result: Result<String, CallError>, usage: Usage, diagnostics: Diagnostics) -> ToolOutput {
+    match result {
+        Ok(content) => ToolOutput::success(call, content, usage, diagnostics),
+        Err(error) => {
+            if error.is_caller_error() {
+                tracing::debug!(kind = error.kind(), "tool rejected the call");
+            } else {
+                tracing::warn!(
+                    kind = error.kind(),
+                    detail = diagnostics.detail.as_deref().unwrap_or(""),
+                    stderr = %diagnostics.stderr,
+                    "tool call failed"
+                );
+            }
+            ToolOutput::failure(call, error, usage, diagnostics)
+        }
+    }
 }
 
 fn usage(started: Instant, fuel_consumed: u64, peak_memory_bytes: u64) -> Usage {
     Usage { duration: started.elapsed(), fuel_consumed, peak_memory_bytes }
-}
-
-/// Holds a result to the output limit, JSON, and the tool's output schema, and redacts
-/// secrets from it.
-fn check_output(tool: &LoadedTool, result: String, limits: &Limits, redactor: &Redactor) -> Result<String, CallError> {
-    let size = result.len() as u64;
-    if size > limits.max_output_bytes {
-        return Err(CallError::OutputTooLarge { size, limit: limits.max_output_bytes });
-    }
-    let mut value: Value = serde_json::from_str(&result)
-        .map_err(|err| CallError::InvalidOutput { reason: format!("it is not JSON ({err})") })?;
-    if let Some(schema) = &tool.output {
-        let violations = schema.violations(&value);
-        if let Some(first) = violations.first() {
-            let at = if first.pointer.is_empty() { "the top level".to_owned() } else { format!("`{}`", first.pointer) };
-            let more = match violations.len() {
-                1 => String::new(),
-                n => format!(" and {} more", n - 1),
-            };
-            return Err(CallError::InvalidOutput {
-                reason: format!("it does not match the tool's output schema (at {at}: {}{more})", first.message),
-            });
-        }
-    }
-    if !redactor.is_empty() && redactor.json(&mut value) {
-        return Ok(value.to_string());
-    }
-    Ok(result)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn truncate_bytes_cuts_at_a_character_boundary() {
-        assert_eq!(truncate_bytes("short".into(), 10), "short");
-        let cut = truncate_bytes("ééééé".into(), 6); // 2 bytes each; '…' takes 3
-        assert_eq!(cut, "é…");
-        assert!(cut.len() <= 6);
-    }
 }

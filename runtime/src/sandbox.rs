@@ -1,6 +1,7 @@
 //! The per-call world a guest runs in: a WASI context that grants exactly the tool's
-//! [`Access`] (nothing by default), HTTP behind the allow-list gate, a memory limiter that
-//! remembers what it refused, and bounded captures of stdout and stderr.
+//! [`Access`] (nothing by default), HTTP behind the allow-list gate, bounded host resources,
+//! a memory limiter that remembers what it refused, and bounded captures of stdout and
+//! stderr.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
@@ -13,9 +14,26 @@ use wasmtime_wasi::p2::{OutputStream, Pollable, StreamError};
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
-use crate::http::HttpGate;
+use crate::http::{HttpGate, RequestSlots, Resolver};
 use crate::limits::Limits;
 use crate::policy::Access;
+
+/// Host resources (open files, streams, pollables, HTTP requests, responses and header
+/// fields) one call may hold at once. A tool that needs more is stopped with
+/// `resource_limit`: each handle costs the host memory the tool's own limit does not see.
+pub(crate) const MAX_RESOURCE_HANDLES: usize = 1024;
+/// The most one set of HTTP header fields may hold, in bytes (roughly: names, values and
+/// their in-memory overhead). Together with [`MAX_RESOURCE_HANDLES`] this bounds the header
+/// memory a call can make the host hold to 16 MiB.
+pub(crate) const MAX_HEADER_FIELDS_BYTES: usize = 16 << 10;
+
+/// What every call of a runtime shares: how outbound HTTP resolves names, and the
+/// runtime-wide bound on requests in flight.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Network {
+    pub(crate) resolver: Resolver,
+    pub(crate) request_slots: RequestSlots,
+}
 
 /// The store data of one call.
 pub(crate) struct Sandbox {
@@ -33,7 +51,7 @@ pub(crate) struct Sandbox {
 impl Sandbox {
     /// # Errors
     /// When a granted directory can no longer be opened.
-    pub(crate) fn new(limits: &Limits, access: &Access, deadline: Instant) -> Result<Self, String> {
+    pub(crate) fn new(limits: &Limits, access: &Access, network: &Network, deadline: Instant) -> Result<Self, String> {
         let stdout = CapturedOutput::new(limits.max_stdio_bytes);
         let stderr = CapturedOutput::new(limits.max_stdio_bytes);
         // WasiCtxBuilder's defaults already grant no files, env, args or addresses; the
@@ -50,14 +68,24 @@ impl Sandbox {
         }
         for dir in &access.dirs {
             let perms = if dir.writable { FsPerms::ReadWrite } else { FsPerms::ReadOnly };
-            wasi.preopened_dir(&dir.host, &dir.guest, perms)
+            wasi.preopened_dir(dir.reopen_path(), &dir.guest, perms)
                 .map_err(|err| format!("the granted directory {} cannot be opened: {err}", dir.host.display()))?;
         }
+        let mut table = ResourceTable::new();
+        table.set_max_capacity(MAX_RESOURCE_HANDLES);
+        let mut http = WasiHttpCtx::new();
+        http.set_field_size_limit(MAX_HEADER_FIELDS_BYTES);
         Ok(Self {
             wasi: wasi.build(),
-            table: ResourceTable::new(),
-            http: WasiHttpCtx::new(),
-            gate: HttpGate::new(access.allow_hosts.clone(), limits.max_http_response_bytes),
+            table,
+            http,
+            gate: HttpGate::new(
+                access.allow_hosts.clone(),
+                limits.max_http_response_bytes,
+                network.resolver.clone(),
+                network.request_slots.clone(),
+                access.redactor.clone(),
+            ),
             memory: MemoryLimiter::new(limits.memory_bytes),
             stdout,
             stderr,

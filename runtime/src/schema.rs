@@ -7,12 +7,6 @@ use serde_json::Value;
 
 use crate::error::Violation;
 
-/// At most this many violations are reported for one value: enough to fix a call, short
-/// enough for a model's context.
-const MAX_VIOLATIONS: usize = 20;
-/// Violation messages quote the offending value; long values are cut to this many chars.
-const MAX_VIOLATION_CHARS: usize = 300;
-
 /// The drafts whose meta-schemas toolcell knows. Another `$schema` is refused at load
 /// rather than silently validated by other rules.
 const KNOWN_DRAFTS: [&str; 5] = [
@@ -26,6 +20,8 @@ const KNOWN_DRAFTS: [&str; 5] = [
 /// A compiled schema from a tool.
 #[derive(Debug)]
 pub(crate) struct CompiledSchema {
+    /// The schema as declared: read to explain violations in words.
+    schema: Value,
     validator: Validator,
 }
 
@@ -49,33 +45,23 @@ impl CompiledSchema {
             jsonschema::validator_for(&schema).map_err(|err| format!("cannot be compiled: {err}"))
         }));
         match checked {
-            Ok(Ok(validator)) => Ok((schema, Self { validator })),
+            Ok(Ok(validator)) => Ok((schema.clone(), Self { schema, validator })),
             Ok(Err(reason)) => Err(reason),
             Err(_) => Err("made the JSON Schema validator panic".to_owned()),
         }
     }
 
-    /// Every way `value` breaks the schema (at most [`MAX_VIOLATIONS`]); empty when it fits.
+    /// Every way `value` breaks the schema, explained for a model (at most 20); empty when
+    /// it fits.
     pub(crate) fn violations(&self, value: &Value) -> Vec<Violation> {
-        let collected = catch_unwind(AssertUnwindSafe(|| {
-            self.validator
-                .iter_errors(value)
-                .take(MAX_VIOLATIONS)
-                .map(|err| Violation {
-                    pointer: err.instance_path().as_str().to_owned(),
-                    message: truncate_chars(&err.to_string(), MAX_VIOLATION_CHARS),
-                })
-                .collect::<Vec<_>>()
+        if self.validator.is_valid(value) {
+            return Vec::new();
+        }
+        let explained = catch_unwind(AssertUnwindSafe(|| {
+            crate::violations::explain(&self.schema, self.validator.iter_errors(value))
         }));
-        collected.unwrap_or_else(|_| {
+        explained.unwrap_or_else(|_| {
             vec![Violation { pointer: String::new(), message: "the value could not be validated".to_owned() }]
         })
-    }
-}
-
-pub(crate) fn truncate_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
     }
 }

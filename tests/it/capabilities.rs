@@ -4,16 +4,23 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{Value, json};
-use toolcell_runtime::{CallError, Policy, REDACTED, Runtime, ToolCall, ToolOutput};
+use toolcell_runtime::{
+    CallError, DirGrant, EnvGrant, Grants, LimitOverrides, Policy, REDACTED, Runtime, ToolCall, ToolOutput,
+};
 
 use crate::common::{COMPILE_CACHE, kind, value};
 
 /// The secret granted to `env_reader` as `API_TOKEN`.
 const TOKEN: &str = "tok-3f9a7c1e55";
+/// Secrets granted to `leaky_output`: one of the shortest allowed length, one a number, one
+/// with a quote and a backslash.
+const SHORT_SECRET: &str = "s3cr3t-8";
+const NUMBER_SECRET: &str = "31415926535";
+const QUOTED_SECRET: &str = r#"tok"en\secret"#;
 /// What the file outside the granted folder holds.
 const OUTSIDE: &str = "TOP SECRET: outside the grant";
 /// How much of an HTTP response a tool may read here.
@@ -51,7 +58,17 @@ fn world() -> &'static World {
             [tools.fs_write]
             dirs = [{{ host = "data", guest = "/data", mode = "ro" }}, {{ host = "scratch", guest = "/scratch", mode = "rw" }}]
             [tools.env_reader]
-            env = {{ API_TOKEN = "{TOKEN}" }}
+            env = {{ API_TOKEN = {{ secret = "{TOKEN}" }} }}
+            [tools.calculator]
+            env = {{ UNITS = "4" }}
+            [tools.leaky_output.env]
+            SHORT_SECRET = {{ secret = "{SHORT_SECRET}" }}
+            NUMBER_SECRET = {{ secret = "{NUMBER_SECRET}" }}
+            QUOTED_SECRET = {{ secret = '{QUOTED_SECRET}' }}
+            [tools.http_flood]
+            allow_hosts = ["127.0.0.1:{port}"]
+            [tools.http_retry_loop]
+            allow_hosts = ["example.com"]
             [tools.http_unlisted_host]
             allow_hosts = ["example.com"]
             [tools.http_to_loopback]
@@ -75,7 +92,10 @@ fn world() -> &'static World {
                     toolcell_tests::ENV_READER,
                     toolcell_tests::FS_ESCAPE,
                     toolcell_tests::FS_WRITE,
+                    toolcell_tests::HTTP_FLOOD,
                     toolcell_tests::HTTP_HUGE_RESPONSE,
+                    toolcell_tests::HTTP_RETRY_LOOP,
+                    toolcell_tests::LEAKY_OUTPUT,
                     toolcell_tests::HTTP_TO_LOOPBACK,
                     toolcell_tests::HTTP_UNLISTED_HOST,
                     toolcell_tests::SOCKET_OPEN,
@@ -263,8 +283,9 @@ async fn http_to_an_unlisted_host_is_denied_before_it_leaves() {
     assert_eq!(
         output.error,
         Some(CallError::HttpDenied {
-            request: format!("GET {url}"),
-            grant: format!("127.0.0.1:{}", world().port),
+            request: Some(format!("GET {url}")),
+            reason: format!("`127.0.0.1:{}` is not on this tool's allow-list", world().port),
+            grant: Some(format!("127.0.0.1:{}", world().port)),
             allowed: vec!["example.com".into()],
         })
     );
@@ -315,7 +336,7 @@ async fn http_fetch_is_denied_hosts_its_grant_does_not_name_even_through_a_redir
     let output = call("http_fetch", json!({"url": format!("http://127.0.0.1:{}/redirect-out", world().port)})).await;
     match &output.error {
         Some(CallError::HttpDenied { request, grant, .. }) => {
-            assert_eq!((request.as_str(), grant.as_str()), ("GET http://example.net/", "example.net"));
+            assert_eq!((request.as_deref(), grant.as_deref()), (Some("GET http://example.net/"), Some("example.net")));
         }
         other => panic!("expected http_denied, got {other:?}"),
     }
@@ -356,6 +377,217 @@ async fn requested_and_granted_capabilities_are_reported() {
     );
     assert_eq!(runtime.requested("env_reader").expect("loaded").env, ["API_TOKEN"]);
     assert!(!format!("{:?}", runtime.grants("env_reader")).contains(TOKEN));
-    assert!(runtime.requested("calculator").expect("loaded").is_empty());
-    assert!(runtime.grants("calculator").expect("loaded").is_empty());
+    assert!(runtime.requested("json_query").expect("loaded").is_empty());
+    assert!(runtime.grants("json_query").expect("loaded").is_empty());
+}
+
+#[tokio::test]
+async fn requests_in_flight_per_call_are_bounded() {
+    let url = format!("http://127.0.0.1:{}/hello", world().port);
+    let output = contain("http_flood", json!({"url": url, "count": 400})).await;
+    let Some(CallError::HttpDenied { reason, .. }) = &output.error else { panic!("{output:#?}") };
+    assert!(reason.contains("16 requests in flight"), "the denial names the bound: {reason}");
+    let detail = output.diagnostics.detail.as_deref().unwrap_or_default();
+    assert!(detail.contains("responses=16 "), "at most 16 requests (and sockets) were open: {detail}");
+    assert!(detail.contains("ConnectionLimitReached\": 384"), "{detail}");
+}
+
+#[tokio::test]
+async fn a_loop_of_refused_requests_that_runs_out_of_time_is_a_timeout() {
+    let limits = LimitOverrides::new().timeout(std::time::Duration::from_millis(300));
+    let call =
+        ToolCall::new("loop", "http_retry_loop", json!({"url": "https://evil.example.net/"})).with_limits(limits);
+    let output = world().runtime.call(call).await;
+    assert_eq!(output.error, Some(CallError::Timeout { limit_ms: 300 }), "{output:#?}");
+}
+
+#[tokio::test]
+async fn a_denial_quotes_a_long_url_only_in_part() {
+    let url = format!("http://evil.example.net/{}", "a".repeat(60_000));
+    let output = contain("http_unlisted_host", json!({ "url": url })).await;
+    let Some(CallError::HttpDenied { request: Some(request), .. }) = &output.error else { panic!("{output:#?}") };
+    assert!(request.len() <= 200 && request.starts_with("GET http://evil.example.net/aaa"), "{request}");
+    assert!(output.content.len() < 1000, "{}", output.content.len());
+}
+
+#[tokio::test]
+async fn plain_configuration_values_are_not_redacted() {
+    // `UNITS = "4"` is granted to the calculator as a plain value: 42 stays 42.
+    let output = call("calculator", json!({"expression": "6 * 7"})).await;
+    assert_eq!(value(&output), json!({"value": 42.0}));
+}
+
+#[tokio::test]
+async fn redaction_comes_before_the_output_limit() {
+    // Each 8-character secret becomes the 10 characters of [REDACTED].
+    let limits = LimitOverrides::new().max_output_bytes(2400);
+    let call = ToolCall::new("1", "leaky_output", json!({"copies": 200})).with_limits(limits);
+    let output = world().runtime.call(call).await;
+    match output.error {
+        Some(CallError::OutputTooLarge { size, limit: 2400 }) => assert!(size > 2400, "{size}"),
+        other => panic!("expected output_too_large, got {other:?}: {}", output.content),
+    }
+    let fits = world().runtime.call(ToolCall::new("2", "leaky_output", json!({"copies": 3}))).await;
+    assert_eq!(value(&fits)["copies"], json!([REDACTED, REDACTED, REDACTED]));
+}
+
+#[tokio::test]
+async fn redaction_never_turns_a_valid_result_into_an_invalid_one_silently() {
+    let output = contain("leaky_output", json!({"copies": 0, "number": true})).await;
+    let Some(CallError::InvalidOutput { reason }) = &output.error else { panic!("{output:#?}") };
+    assert!(reason.contains("secret"), "{reason}");
+    assert!(!format!("{output:?}").contains(NUMBER_SECRET), "{output:#?}");
+}
+
+#[tokio::test]
+async fn secrets_never_reach_output_schema_violations_in_any_spelling() {
+    let output = contain("leaky_output", json!({"copies": 0, "note": true})).await;
+    assert_eq!(kind(&output), "invalid_output", "{output:#?}");
+    let everything = format!("{output:?} {}", serde_json::to_string(&output).unwrap());
+    for spelling in ["tok", "en\\\\secret", "secret"] {
+        assert!(!everything.contains(spelling), "{spelling} in {everything}");
+    }
+}
+
+#[tokio::test]
+async fn a_secret_too_short_to_redact_is_refused() {
+    let runtime = Runtime::builder()
+        .component_file(toolcell_tools::CALCULATOR)
+        .grant("calculator", Grants::new().env(EnvGrant::secret("PIN", "4242")))
+        .compile_cache(COMPILE_CACHE)
+        .build()
+        .await
+        .unwrap();
+    assert_eq!(runtime.definitions().len(), 0);
+    let reason = &runtime.diagnostics()[0].reason;
+    assert!(reason.contains("`PIN`") && reason.contains("4 characters"), "{reason}");
+}
+
+/// A folder tree for the directory attacks: `proj/inner/file.txt`, `secret/id_key` outside.
+fn tree(name: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("toolcell-dirs-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("proj/inner")).unwrap();
+    std::fs::create_dir_all(root.join("secret")).unwrap();
+    std::fs::write(root.join("proj/inner/file.txt"), "inner file").unwrap();
+    std::fs::write(root.join("secret/id_key"), OUTSIDE).unwrap();
+    root
+}
+
+async fn granted(grants: &[(&str, &str, DirGrant)], cache: Option<&Path>) -> Runtime {
+    let mut builder =
+        Runtime::builder().component_file(toolcell_tests::FS_ESCAPE).component_file(toolcell_tests::FS_WRITE);
+    for (tool, _, dir) in grants {
+        builder = builder.grant(*tool, Grants::new().dir(dir.clone()));
+    }
+    builder.compile_cache(cache.map_or_else(|| PathBuf::from(COMPILE_CACHE), Path::to_owned)).build().await.unwrap()
+}
+
+#[tokio::test]
+async fn a_granted_directory_cannot_be_redirected_by_replacing_it_with_a_symlink() {
+    let root = tree("redirect");
+    let runtime = granted(&[("fs_escape", "", DirGrant::read_only(root.join("proj/inner"), "/data"))], None).await;
+    let read = |path: &str| runtime.call(ToolCall::new("1", "fs_escape", json!({ "path": path })));
+    assert_eq!(value(&read("/data/file.txt").await), json!("inner file"));
+
+    // Whoever can write to `proj` (another tool, another user) swaps `inner` for a symlink.
+    std::fs::rename(root.join("proj/inner"), root.join("proj/moved")).unwrap();
+    std::os::unix::fs::symlink("../secret", root.join("proj/inner")).unwrap();
+
+    let output = read("/data/id_key").await;
+    assert!(!output.content.contains("TOP SECRET"), "{}", output.content);
+    assert_eq!(kind(&output), "tool_failed", "{output:#?}");
+    assert_eq!(value(&read("/data/file.txt").await), json!("inner file"), "the grant still names the same directory");
+    let _ = std::fs::remove_dir_all(root);
+}
+
+#[tokio::test]
+async fn grants_nested_in_another_tools_writable_grant_are_refused_naming_both() {
+    let root = tree("nested");
+    let grants = [
+        ("fs_write", "", DirGrant::read_write(root.join("proj"), "/data")),
+        ("fs_escape", "", DirGrant::read_only(root.join("proj/inner"), "/data")),
+    ];
+    let runtime = granted(&grants, None).await;
+    assert_eq!(runtime.definitions().len(), 0, "{:#?}", runtime.diagnostics());
+    for diagnostic in runtime.diagnostics() {
+        assert!(
+            diagnostic.reason.contains("`fs_write`") && diagnostic.reason.contains("`fs_escape`"),
+            "{diagnostic:?}"
+        );
+    }
+    // The same two read-only may nest.
+    let grants = [
+        ("fs_write", "", DirGrant::read_only(root.join("proj"), "/data")),
+        ("fs_escape", "", DirGrant::read_only(root.join("proj/inner"), "/data")),
+    ];
+    assert_eq!(granted(&grants, None).await.diagnostics(), &[]);
+    let _ = std::fs::remove_dir_all(root);
+}
+
+#[tokio::test]
+async fn a_grant_containing_the_compile_cache_is_refused() {
+    let root = tree("cache");
+    let cache = root.join("proj/.cache");
+    let grants = [("fs_escape", "", DirGrant::read_only(root.join("proj"), "/data"))];
+    let runtime = granted(&grants, Some(&cache)).await;
+    assert!(runtime.definition("fs_escape").is_none());
+    let reason = &runtime.diagnostics()[0].reason;
+    assert!(reason.contains("compile cache"), "{reason}");
+    let _ = std::fs::remove_dir_all(root);
+}
+
+/// A runtime where `http_unlisted_host` may reach `allow_hosts`, and `*.example.test` names
+/// resolve as pinned.
+async fn resolving(allow_hosts: &[String]) -> Runtime {
+    let grants = allow_hosts.iter().fold(Grants::new(), |grants, host| grants.allow_host(host.parse().unwrap()));
+    Runtime::builder()
+        .component_file(toolcell_tests::HTTP_UNLISTED_HOST)
+        .grant("http_unlisted_host", grants)
+        .resolve("internal.example.test", ["127.0.0.1".parse().unwrap()])
+        .resolve("mapped.example.test", ["::ffff:127.0.0.1".parse().unwrap()])
+        .resolve("metadata.example.test", ["169.254.169.254".parse().unwrap()])
+        .compile_cache(COMPILE_CACHE)
+        .build()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_name_on_the_allow_list_cannot_reach_a_loopback_private_or_link_local_address() {
+    let port = world().port;
+    let runtime = resolving(&[format!("*.example.test:{port}"), "*.example.test".into()]).await;
+    for (host, class) in [
+        (format!("internal.example.test:{port}"), "loopback"),
+        (format!("mapped.example.test:{port}"), "loopback"),
+        ("metadata.example.test".to_owned(), "link-local"),
+    ] {
+        let url = format!("http://{host}/resolved-attack");
+        let output = runtime.call(ToolCall::new("1", "http_unlisted_host", json!({ "url": url }))).await;
+        let Some(CallError::HttpDenied { reason, grant, .. }) = &output.error else { panic!("{output:#?}") };
+        assert!(reason.contains("resolves to") && reason.contains(class), "{host}: {reason}");
+        assert!(grant.as_deref().is_some_and(|grant| grant.contains("127.0.0.1") || grant.contains("169.254")));
+    }
+    assert!(world().requests.lock().unwrap().iter().all(|line| !line.contains("resolved-attack")));
+
+    // An entry naming the address itself allows it.
+    let runtime = resolving(&[format!("*.example.test:{port}"), format!("127.0.0.1:{port}")]).await;
+    let url = format!("http://internal.example.test:{port}/hello");
+    let output = runtime.call(ToolCall::new("2", "http_unlisted_host", json!({ "url": url }))).await;
+    assert_eq!(value(&output), json!(200));
+}
+
+#[tokio::test]
+async fn an_authority_with_user_info_is_refused() {
+    let port = world().port;
+    let runtime = resolving(&[format!("*.example.test:{port}"), format!("127.0.0.1:{port}")]).await;
+    for url in [
+        format!("http://127.0.0.1:{port}@internal.example.test/userinfo"),
+        format!("http://user:pw@127.0.0.1:{port}/userinfo"),
+    ] {
+        let output = runtime.call(ToolCall::new("1", "http_unlisted_host", json!({ "url": url }))).await;
+        let Some(CallError::HttpDenied { reason, .. }) = &output.error else { panic!("{url}: {output:#?}") };
+        assert!(reason.contains("user name or password"), "{reason}");
+    }
+    assert!(world().requests.lock().unwrap().iter().all(|line| !line.contains("userinfo")));
 }

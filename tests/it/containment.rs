@@ -4,9 +4,9 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolcell_runtime::{CallError, CrashReason, LimitOverrides, ToolCall};
+use toolcell_runtime::{CallError, CrashReason, Grants, LimitOverrides, Runtime, ToolCall};
 
-use crate::common::{call, kind, runtime, value};
+use crate::common::{COMPILE_CACHE, call, kind, runtime, value};
 
 /// Runs `tool` under `limits`, then checks that a benign call right after it is correct.
 async fn contain(tool: &str, arguments: Value, limits: LimitOverrides) -> toolcell_runtime::ToolOutput {
@@ -101,4 +101,180 @@ async fn lone_surrogates_in_json_escapes_are_malformed() {
     // A correctly paired surrogate is fine.
     let output = contain_arguments(r#"{"text": "\ud83d\ude00", "count": 1}"#).await;
     assert_eq!(value(&output)["text"], "😀");
+}
+
+/// Runs `calculator 6 * 7` and checks the answer.
+async fn benign_call_is_correct(runtime: &Runtime) {
+    let benign = runtime.call(ToolCall::new("benign", "calculator", json!({"expression": "6 * 7"}))).await;
+    assert_eq!(value(&benign)["value"], json!(42.0));
+}
+
+#[tokio::test]
+async fn a_tool_without_an_http_grant_cannot_make_the_host_hold_header_memory() {
+    // No grant: the first wasi:http call stops the tool, before the host holds anything.
+    let output =
+        contain("http_fields_bomb", json!({"count": 10_000, "value_bytes": 100_000}), LimitOverrides::new()).await;
+    match &output.error {
+        Some(error @ CallError::HttpDenied { request: None, allowed, .. }) => {
+            assert!(allowed.is_empty());
+            assert!(!error.retryable(), "the model cannot fix a missing grant");
+        }
+        other => panic!("expected http_denied without a request, got {other:?}"),
+    }
+    assert!(output.content.contains("not something your arguments can change"), "{}", output.content);
+}
+
+#[tokio::test]
+async fn header_fields_are_bounded_per_set_and_per_call() {
+    let runtime = Runtime::builder()
+        .component_file(toolcell_tests::HTTP_FIELDS_BOMB)
+        .component_file(toolcell_tools::CALCULATOR)
+        .grant("http_fields_bomb", Grants::new().allow_host("example.com".parse().unwrap()))
+        .compile_cache(COMPILE_CACHE)
+        .build()
+        .await
+        .unwrap();
+    // One 100 KB header value is over the size of a field set.
+    let big = runtime.call(ToolCall::new("1", "http_fields_bomb", json!({"count": 10_000, "value_bytes": 100_000})));
+    let output = big.await;
+    let Some(CallError::ResourceLimit { resource, limit: 16384 }) = &output.error else { panic!("{output:#?}") };
+    assert!(resource.contains("header fields"), "{resource}");
+    benign_call_is_correct(&runtime).await;
+
+    // Values under that size: the call may hold only so many host resources.
+    let sampler = PeakResident::start();
+    let small = runtime.call(ToolCall::new("2", "http_fields_bomb", json!({"count": 10_000, "value_bytes": 15_000})));
+    let output = small.await;
+    let grown = sampler.stop();
+    let Some(CallError::ResourceLimit { resource, limit: 1024 }) = &output.error else { panic!("{output:#?}") };
+    assert!(resource.contains("open handles"), "{resource}");
+    assert!(grown < 256 << 20, "the host grew by {grown} bytes during the call");
+    benign_call_is_correct(&runtime).await;
+}
+
+/// Samples this process's resident memory on a thread of its own until stopped.
+struct PeakResident {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<u64>,
+}
+
+impl PeakResident {
+    fn start() -> Self {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stopped = stop.clone();
+        let before = resident_bytes();
+        let thread = std::thread::spawn(move || {
+            let mut peak = before;
+            while !stopped.load(std::sync::atomic::Ordering::Relaxed) {
+                peak = peak.max(resident_bytes());
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            peak.saturating_sub(before)
+        });
+        Self { stop, thread }
+    }
+
+    /// How much resident memory grew at its peak.
+    fn stop(self) -> u64 {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.thread.join().unwrap()
+    }
+}
+
+/// This process's resident memory, from /proc.
+fn resident_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
+    kib.unwrap_or(0) * 1024
+}
+
+#[tokio::test]
+async fn a_handled_allocation_failure_does_not_turn_a_later_failure_into_memory_limit() {
+    let output = contain("refused_then_fails", json!({"mode": "panic"}), LimitOverrides::new()).await;
+    assert_eq!(output.error, Some(CallError::Crashed { reason: CrashReason::Panic }), "{output:#?}");
+    let output = contain("refused_then_fails", json!({"mode": "exit"}), LimitOverrides::new()).await;
+    assert_eq!(output.error, Some(CallError::Crashed { reason: CrashReason::Exit }), "{output:#?}");
+    let output = contain("refused_then_fails", json!({"mode": "error"}), LimitOverrides::new()).await;
+    assert_eq!(kind(&output), "tool_failed", "{output:#?}");
+    assert!(output.content.contains("the allocation was refused: true"), "{}", output.content);
+}
+
+#[tokio::test]
+async fn an_enormous_timeout_does_not_overflow() {
+    // Per-call overrides cannot raise the operator's limits: lowered to the default.
+    let limits = LimitOverrides::new().timeout(Duration::MAX);
+    let output =
+        runtime().call(ToolCall::new("1", "calculator", json!({"expression": "6 * 7"})).with_limits(limits)).await;
+    assert_eq!(value(&output)["value"], json!(42.0));
+    // An operator's own enormous timeout is saturated, not added to the clock.
+    let runtime = Runtime::builder()
+        .component_file(toolcell_tools::CALCULATOR)
+        .tool_limits("calculator", LimitOverrides::new().timeout(Duration::MAX))
+        .allow_raising_limits_per_call()
+        .compile_cache(COMPILE_CACHE)
+        .build()
+        .await
+        .unwrap();
+    benign_call_is_correct(&runtime).await;
+    let output =
+        runtime.call(ToolCall::new("2", "calculator", json!({"expression": "1 + 1"})).with_limits(limits)).await;
+    assert_eq!(value(&output)["value"], json!(2.0));
+}
+
+#[tokio::test]
+async fn per_call_overrides_cannot_raise_the_operators_limits() {
+    let build = |raising: bool| {
+        let builder = Runtime::builder()
+            .component_file(toolcell_tests::INFINITE_LOOP)
+            .tool_limits("infinite_loop", LimitOverrides::new().fuel(1_000_000))
+            .compile_cache(COMPILE_CACHE);
+        if raising { builder.allow_raising_limits_per_call() } else { builder }.build()
+    };
+    let asked = LimitOverrides::new().fuel(u64::MAX / 2).timeout(Duration::from_millis(200));
+    let call = || ToolCall::new("1", "infinite_loop", json!({})).with_limits(asked);
+    let ceiling = build(false).await.unwrap();
+    let output = ceiling.call(call()).await;
+    assert_eq!(output.error, Some(CallError::FuelExhausted { limit: 1_000_000 }), "the ceiling holds: {output:#?}");
+    // Lowering works either way; raising only when the embedding opted in.
+    let lowered = ceiling
+        .call(ToolCall::new("2", "infinite_loop", json!({})).with_limits(LimitOverrides::new().fuel(1000)))
+        .await;
+    assert_eq!(lowered.error, Some(CallError::FuelExhausted { limit: 1000 }));
+    let raised = build(true).await.unwrap().call(call()).await;
+    assert_eq!(kind(&raised), "timeout", "{raised:#?}");
+}
+
+#[tokio::test]
+async fn concurrent_calls_beyond_the_limit_wait_their_turn() {
+    let runtime = Runtime::builder()
+        .component_file(toolcell_tests::SLEEPER)
+        .max_concurrent_calls(2)
+        .compile_cache(COMPILE_CACHE)
+        .build()
+        .await
+        .unwrap();
+    let limits = LimitOverrides::new().timeout(Duration::from_millis(300));
+    let calls: Vec<_> =
+        (0..6).map(|i| ToolCall::new(format!("c{i}"), "sleeper", json!({})).with_limits(limits)).collect();
+    let all = tokio::spawn({
+        let runtime = runtime.clone();
+        async move { runtime.call_all(calls).await }
+    });
+    let mut seen_waiting = false;
+    for _ in 0..2000 {
+        let now = runtime.calls_in_flight();
+        assert!(now.running <= 2, "{now:?}");
+        seen_waiting |= now.running == 2 && now.waiting > 0;
+        if all.is_finished() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let outputs = all.await.unwrap();
+    assert!(seen_waiting, "calls beyond the limit were queued");
+    assert!(outputs.iter().all(|output| kind(output) == "timeout"), "{outputs:#?}");
+    assert_eq!(runtime.calls_in_flight().running, 0);
 }

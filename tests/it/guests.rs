@@ -24,13 +24,18 @@ mod covered_by {
     pub const fails_retryably: &str = "errors::tool_failures_carry_the_tools_retryable_flag";
     pub const fs_escape: &str = "capabilities::reads_outside_the_granted_directory_fail_inside_the_guest";
     pub const fs_write: &str = "capabilities::a_read_only_grant_refuses_writes_and_a_read_write_grant_allows_them";
+    pub const http_fields_bomb: &str = "containment::header_fields_are_bounded_per_set_and_per_call";
+    pub const http_flood: &str = "capabilities::requests_in_flight_per_call_are_bounded";
     pub const http_huge_response: &str = "capabilities::a_huge_http_response_is_cut_at_the_cap";
+    pub const http_retry_loop: &str = "capabilities::a_loop_of_refused_requests_that_runs_out_of_time_is_a_timeout";
     pub const http_to_loopback: &str = "capabilities::ip_literals_and_localhost_need_an_exact_grant";
     pub const http_unlisted_host: &str = "capabilities::http_to_an_unlisted_host_is_denied_before_it_leaves";
     pub const infinite_loop: &str = "errors::a_busy_loop_is_stopped_by_the_deadline";
     pub const invalid_name: &str = "loading::each_bad_component_becomes_a_diagnostic";
     pub const invalid_schema: &str = "loading::each_bad_component_becomes_a_diagnostic";
+    pub const leaky_output: &str = "capabilities::secrets_never_reach_output_schema_violations_in_any_spelling";
     pub const long_description: &str = "loading::each_bad_component_becomes_a_diagnostic";
+    pub const many_memories: &str = "pooling::a_tool_needing_more_than_one_slots_share_of_the_pool_is_refused_at_load";
     pub const memory_bomb: &str = "errors::a_memory_bomb_hits_the_memory_limit";
     pub const memory_grow_bomb: &str = "containment::growing_memory_directly_hits_the_memory_limit";
     pub const metadata_panics: &str = "loading::each_bad_component_becomes_a_diagnostic";
@@ -38,6 +43,8 @@ mod covered_by {
     pub const non_object_schema: &str = "loading::each_bad_component_becomes_a_diagnostic";
     pub const panic: &str = "errors::a_panic_is_a_crash_and_its_message_stays_with_the_operator";
     pub const probe: &str = "guests::the_sandbox_grants_nothing";
+    pub const refused_then_fails: &str =
+        "containment::a_handled_allocation_failure_does_not_turn_a_later_failure_into_memory_limit";
     pub const rejects_arguments: &str = "errors::a_tool_can_reject_valid_arguments";
     pub const sleeper: &str = "errors::a_guest_blocked_in_a_host_call_is_stopped_by_the_wall_clock";
     pub const socket_open: &str = "capabilities::sockets_and_name_lookups_are_refused";

@@ -6,6 +6,10 @@ use toolcell_runtime::{CallError, LimitOverrides, Runtime, ToolCall};
 use crate::common::{COMPILE_CACHE, kind, value};
 
 async fn pooled(slots: u32) -> Runtime {
+    pooled_builder(slots).build().await.unwrap()
+}
+
+fn pooled_builder(slots: u32) -> toolcell_runtime::RuntimeBuilder {
     Runtime::builder()
         .component_file(toolcell_tests::COUNTER)
         .component_file(toolcell_tests::ECHO)
@@ -16,9 +20,6 @@ async fn pooled(slots: u32) -> Runtime {
         .tool_limits("memory_bomb", LimitOverrides::new().memory_bytes(16 << 20))
         .compile_cache(COMPILE_CACHE)
         .pooling(slots)
-        .build()
-        .await
-        .unwrap()
 }
 
 #[tokio::test]
@@ -45,10 +46,15 @@ async fn limits_hold_in_pooled_slots() {
     let runtime = pooled(2).await;
     let output = runtime.call(ToolCall::new("1", "memory_bomb", "{}")).await;
     assert_eq!(kind(&output), "memory_limit", "{output:#?}");
-    // No call may outgrow the pool's slots: a larger per-call memory limit is lowered to
-    // the largest configured one (the 64 MiB default here).
+    // A per-call override cannot raise the tool's own 16 MiB.
     let bigger = LimitOverrides::new().memory_bytes(1 << 30);
     let output = runtime.call(ToolCall::new("2", "memory_bomb", "{}").with_limits(bigger)).await;
+    let Some(CallError::MemoryLimit { limit_bytes, .. }) = output.error else { panic!("{output:#?}") };
+    assert_eq!(limit_bytes, 16 << 20);
+    // Where the embedding allows raising, no call may still outgrow the pool's slots: the
+    // limit is lowered to the largest configured one (the 64 MiB default here).
+    let raising = pooled_builder(2).allow_raising_limits_per_call().build().await.unwrap();
+    let output = raising.call(ToolCall::new("2", "memory_bomb", "{}").with_limits(bigger)).await;
     let Some(CallError::MemoryLimit { limit_bytes, .. }) = output.error else { panic!("{output:#?}") };
     assert_eq!(limit_bytes, 64 << 20);
     let sum = runtime.call(ToolCall::new("3", "calculator", json!({"expression": "40 + 2"}))).await;
@@ -69,4 +75,33 @@ async fn a_table_bomb_in_a_pooled_slot_hits_the_memory_limit() {
     }
     let sum = runtime.call(ToolCall::new("2", "calculator", json!({"expression": "40 + 2"}))).await;
     assert_eq!(value(&sum)["value"], json!(42.0));
+}
+
+#[tokio::test]
+async fn a_tool_needing_more_than_one_slots_share_of_the_pool_is_refused_at_load() {
+    let runtime = Runtime::builder()
+        .component_file(toolcell_tests::MANY_MEMORIES)
+        .component_file(toolcell_tools::CALCULATOR)
+        .compile_cache(COMPILE_CACHE)
+        .pooling(16)
+        .build()
+        .await
+        .unwrap();
+    let names: Vec<&str> = runtime.definitions().map(|tool| tool.name.as_str()).collect();
+    assert_eq!(names, ["calculator"]);
+    let diagnostic = &runtime.diagnostics()[0];
+    assert!(diagnostic.source.ends_with("many_memories.wasm"), "{diagnostic:?}");
+    assert!(
+        diagnostic.reason.contains("pooled instance slot") && diagnostic.reason.contains("65 core module instances"),
+        "{diagnostic:?}"
+    );
+    // The innocent calls all get their slot.
+    let calls = (0..32).map(|i| ToolCall::new(format!("c{i}"), "calculator", json!({"expression": "6 * 7"})));
+    for output in runtime.call_all(calls).await {
+        assert_eq!(value(&output)["value"], json!(42.0));
+    }
+    // Without pooling there is no pool to starve: the same component loads.
+    let unpooled =
+        Runtime::builder().component_file(toolcell_tests::MANY_MEMORIES).compile_cache(COMPILE_CACHE).build().await;
+    assert_eq!(unpooled.unwrap().diagnostics(), &[]);
 }

@@ -4,20 +4,7 @@
 /// bytes it read (all of them when `read_all`, else none), or the wasi-http error.
 #[cfg(target_arch = "wasm32")]
 pub fn http_get(url: &str, read_all: bool) -> Result<(u16, u64), String> {
-    use wasip2::http::outgoing_handler::handle;
-    use wasip2::http::types::{Fields, OutgoingRequest, Scheme};
-
-    let (scheme, rest) = match url.split_once("://") {
-        Some(("https", rest)) => (Scheme::Https, rest),
-        Some(("http", rest)) => (Scheme::Http, rest),
-        _ => return Err(format!("not an http(s) URL: {url}")),
-    };
-    let (authority, path) = rest.find('/').map_or((rest, "/"), |slash| rest.split_at(slash));
-    let request = OutgoingRequest::new(Fields::new());
-    request.set_scheme(Some(&scheme)).map_err(|()| "bad scheme")?;
-    request.set_authority(Some(authority)).map_err(|()| "bad authority")?;
-    request.set_path_with_query(Some(path)).map_err(|()| "bad path")?;
-    let pending = handle(request, None).map_err(|err| format!("{err:?}"))?;
+    let pending = http_start(url)?;
     pending.subscribe().block();
     let response = match pending.get() {
         Some(Ok(Ok(response))) => response,
@@ -40,6 +27,25 @@ pub fn http_get(url: &str, read_all: bool) -> Result<(u16, u64), String> {
         }
     }
     Ok((status, read))
+}
+
+/// Sends a wasi:http GET without waiting for the response.
+#[cfg(target_arch = "wasm32")]
+pub fn http_start(url: &str) -> Result<wasip2::http::types::FutureIncomingResponse, String> {
+    use wasip2::http::outgoing_handler::handle;
+    use wasip2::http::types::{Fields, OutgoingRequest, Scheme};
+
+    let (scheme, rest) = match url.split_once("://") {
+        Some(("https", rest)) => (Scheme::Https, rest),
+        Some(("http", rest)) => (Scheme::Http, rest),
+        _ => return Err(format!("not an http(s) URL: {url}")),
+    };
+    let (authority, path) = rest.find('/').map_or((rest, "/"), |slash| rest.split_at(slash));
+    let request = OutgoingRequest::new(Fields::new());
+    request.set_scheme(Some(&scheme)).map_err(|()| "bad scheme")?;
+    request.set_authority(Some(authority)).map_err(|()| format!("bad authority {authority}"))?;
+    request.set_path_with_query(Some(path)).map_err(|()| "bad path")?;
+    handle(request, None).map_err(|err| format!("{err:?}"))
 }
 
 /// Native builds never run the guests; this keeps the examples compiling for `cargo test`.

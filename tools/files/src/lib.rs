@@ -354,11 +354,9 @@ fn io_error(path: &Path, error: &io::Error) -> ToolError {
     let shown = display(path);
     // Rust's WASI support reports a path under no preopened directory with this message (and
     // an uncategorized kind); the host refuses an escape through `..` or a link with EPERM.
-    if error.kind() == io::ErrorKind::PermissionDenied || error.to_string().contains("pre-opened") {
-        return ToolError::invalid_arguments(format!(
-            "`{shown}` is outside the directories this tool may read; only paths under the granted directories are \
-             readable"
-        ));
+    let outside = granted_directories().is_some_and(|granted| !granted.iter().any(|dir| path.starts_with(dir)));
+    if outside || error.kind() == io::ErrorKind::PermissionDenied || error.to_string().contains("pre-opened") {
+        return outside_the_grants(&shown);
     }
     match error.kind() {
         io::ErrorKind::NotFound => {
@@ -379,6 +377,39 @@ fn io_error(path: &Path, error: &io::Error) -> ToolError {
              the user"
         )),
     }
+}
+
+/// The error for a path no granted directory contains: the model's to fix when some
+/// directory is granted (it names them), the operator's when none is.
+fn outside_the_grants(shown: &str) -> ToolError {
+    match granted_directories() {
+        Some(granted) if granted.is_empty() => ToolError::unavailable(
+            "no directory is granted to this tool here, so it cannot read any files. This is a setting of the host, \
+             not something the arguments can change: tell the user that an operator must grant a directory",
+        ),
+        Some(granted) => ToolError::invalid_arguments(format!(
+            "`{shown}` is outside the directories this tool may read: {}. Use a path under one of them",
+            granted.iter().map(|dir| format!("`{dir}`")).collect::<Vec<_>>().join(", ")
+        )),
+        None => ToolError::invalid_arguments(format!(
+            "`{shown}` is outside the directories this tool may read; only paths under the granted directories are \
+             readable"
+        )),
+    }
+}
+
+/// The guest paths of the directories the host granted, sorted; `None` natively (where the
+/// whole file system is reachable).
+fn granted_directories() -> Option<Vec<String>> {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let mut paths: Vec<String> =
+            wasip2::filesystem::preopens::get_directories().into_iter().map(|(_, path)| path).collect();
+        paths.sort();
+        Some(paths)
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    None
 }
 
 /// Advice for a path that does not exist: list its nearest existing ancestor directory.

@@ -198,9 +198,9 @@ pub(crate) fn failure(code: &ErrorCode, url: &Url, redirected_from: Option<&Url>
             "{origin} or the host wants a request body, which a GET does not have: this URL cannot be fetched \
              with this tool, and retrying will not help"
         )),
-        HttpRequestMethodInvalid => give_up(
-            "the host does not allow GET requests, so this tool cannot fetch anything; retrying will not help"
-                .to_owned(),
+        HttpRequestMethodInvalid => ToolError::unavailable(
+            "the host does not allow GET requests, so this tool cannot fetch anything here; retrying will not help: \
+             tell the user an operator must allow it",
         ),
         HttpRequestUriInvalid => give_up(format!(
             "the host rejected the URL {url} as invalid: percent-encode unusual characters in the path and query \
@@ -243,9 +243,8 @@ pub(crate) fn failure(code: &ErrorCode, url: &Url, redirected_from: Option<&Url>
         LoopDetected => {
             give_up(format!("the host detected a request loop while fetching {url}; retrying will not help"))
         }
-        ConfigurationError => give_up(
-            "the host's HTTP client is misconfigured; retrying will not help: tell the user the operator must fix it"
-                .to_owned(),
+        ConfigurationError => ToolError::unavailable(
+            "the host's HTTP client is misconfigured; retrying will not help: tell the user the operator must fix it",
         ),
         InternalError(detail) => {
             let detail = detail.as_deref().map(|detail| format!(": {detail}")).unwrap_or_default();

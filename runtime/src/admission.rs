@@ -1,0 +1,97 @@
+//! How many calls run at once: a fixed number of permits (the pooled instance slots, or a
+//! limit sized to the machine), and a queue beyond them. Each running call may hold its
+//! tool's memory limit, so this bounds the memory all calls together can hold.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde::Serialize;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use crate::error::CallError;
+
+/// Calls that run at once when the embedding sets no limit: four per CPU core (calls that
+/// wait on HTTP use no CPU), at least four.
+pub(crate) fn default_max_concurrent_calls() -> u32 {
+    let cores = std::thread::available_parallelism().map_or(1, |cores| cores.get());
+    u32::try_from(cores.saturating_mul(4)).unwrap_or(u32::MAX).max(4)
+}
+
+/// A runtime's calls right now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct CallsInFlight {
+    /// Calls running in an instance.
+    pub running: usize,
+    /// Calls queued for a free place.
+    pub waiting: usize,
+    /// How many calls may run at once.
+    pub limit: usize,
+}
+
+#[derive(Debug)]
+pub(crate) struct Admission {
+    permits: Arc<Semaphore>,
+    limit: usize,
+    waiting: AtomicUsize,
+}
+
+impl Admission {
+    pub(crate) fn new(limit: u32) -> Self {
+        let limit = usize::try_from(limit.max(1)).unwrap_or(usize::MAX).min(Semaphore::MAX_PERMITS);
+        Self { permits: Arc::new(Semaphore::new(limit)), limit, waiting: AtomicUsize::new(0) }
+    }
+
+    /// Waits for a place to run. The permit frees it when dropped.
+    pub(crate) async fn admit(&self) -> Result<OwnedSemaphorePermit, CallError> {
+        if let Ok(permit) = self.permits.clone().try_acquire_owned() {
+            return Ok(permit);
+        }
+        self.waiting.fetch_add(1, Ordering::Relaxed);
+        let _waiting = Waiting(&self.waiting);
+        self.permits
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| CallError::Internal { message: "the runtime is shutting down".into() })
+    }
+
+    pub(crate) fn in_flight(&self) -> CallsInFlight {
+        CallsInFlight {
+            running: self.limit - self.permits.available_permits().min(self.limit),
+            waiting: self.waiting.load(Ordering::Relaxed),
+            limit: self.limit,
+        }
+    }
+}
+
+/// Counts a queued call until it is admitted or abandoned.
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn calls_beyond_the_limit_wait_and_are_counted() {
+        let admission = Arc::new(Admission::new(1));
+        let first = admission.admit().await.expect("admitted");
+        let queued = tokio::spawn({
+            let admission = admission.clone();
+            async move { admission.admit().await.map(drop) }
+        });
+        while admission.in_flight().waiting == 0 {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(admission.in_flight(), CallsInFlight { running: 1, waiting: 1, limit: 1 });
+        drop(first);
+        queued.await.expect("task").expect("admitted after the first");
+        assert_eq!(admission.in_flight(), CallsInFlight { running: 0, waiting: 0, limit: 1 });
+    }
+}

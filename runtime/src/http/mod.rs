@@ -1,0 +1,326 @@
+//! Outbound HTTP for tools granted hosts (`wasi:http/outgoing-handler`). Every request is
+//! checked before anything leaves the host:
+//!
+//! 1. the URL: scheme, host and port against the tool's allow-list (no user info);
+//! 2. the number of requests in flight, for the call and for the whole host;
+//! 3. the addresses the host resolves the name to: a name may reach public addresses only.
+//!
+//! The connection then goes to the address that was checked, never through a second lookup.
+//! The guest never resolves names or opens sockets itself. Response bodies are capped.
+
+mod address;
+mod body;
+mod connect;
+
+use std::collections::BTreeMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use wasmtime_wasi_http::{Error, RequestOptions, WasiBody, WasiHttpHooks};
+
+pub(crate) use self::address::canonical as canonical_address;
+use self::body::CappedBody;
+use self::connect::Destination;
+use crate::policy::{HostPattern, Scheme};
+use crate::redact::Redactor;
+use crate::truncate::truncated;
+
+/// Requests one call may have in flight (sent, with a response not yet read or dropped).
+pub(crate) const MAX_REQUESTS_PER_CALL: usize = 16;
+/// Requests all calls of one runtime may have in flight together.
+pub(crate) const MAX_REQUESTS_PER_RUNTIME: usize = 256;
+/// How much of a refused request's URL a denial quotes.
+const MAX_REQUEST_BYTES: usize = 200;
+
+/// A request the host refused, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DeniedRequest {
+    /// `GET https://example.com/path`, cut to [`MAX_REQUEST_BYTES`].
+    pub(crate) request: String,
+    /// Which rule refused it, in words for the model.
+    pub(crate) reason: String,
+    /// The `allow_hosts` entry that would allow it, when one would.
+    pub(crate) grant: Option<String>,
+}
+
+/// What the HTTP requests of one call ran into, shared with the request futures.
+#[derive(Debug, Default)]
+pub(crate) struct HttpEvents {
+    denied: Mutex<Vec<DeniedRequest>>,
+    response_capped: AtomicBool,
+}
+
+impl HttpEvents {
+    fn deny(&self, denied: DeniedRequest) {
+        self.denied.lock().unwrap_or_else(PoisonError::into_inner).push(denied);
+    }
+
+    /// The first refused request, if any.
+    pub(crate) fn first_denied(&self) -> Option<DeniedRequest> {
+        self.denied.lock().unwrap_or_else(PoisonError::into_inner).first().cloned()
+    }
+
+    /// Whether a response body went past its cap.
+    pub(crate) fn response_capped(&self) -> bool {
+        self.response_capped.load(Ordering::Relaxed)
+    }
+}
+
+/// Name resolution for outbound requests: names pinned by the embedding first
+/// ([`RuntimeBuilder::resolve`](crate::RuntimeBuilder::resolve)), then the system resolver.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Resolver {
+    pinned: Arc<BTreeMap<String, Vec<IpAddr>>>,
+}
+
+impl Resolver {
+    pub(crate) fn pin(&mut self, host: String, addresses: Vec<IpAddr>) {
+        Arc::make_mut(&mut self.pinned).insert(host.to_ascii_lowercase(), addresses);
+    }
+
+    async fn resolve(&self, host: &str, port: u16) -> Result<Vec<IpAddr>, Error> {
+        if let Ok(ip) = host.parse::<IpAddr>() {
+            return Ok(vec![ip]);
+        }
+        if let Some(addresses) = self.pinned.get(host) {
+            return Ok(addresses.clone());
+        }
+        let found = tokio::net::lookup_host((host, port))
+            .await
+            .map_err(|err| Error::DnsError { rcode: Some(err.to_string()), info_code: None })?;
+        Ok(found.map(|address| address.ip()).collect())
+    }
+}
+
+/// The runtime-wide share of in-flight requests.
+#[derive(Debug, Clone)]
+pub(crate) struct RequestSlots(Arc<Semaphore>);
+
+impl Default for RequestSlots {
+    fn default() -> Self {
+        Self(Arc::new(Semaphore::new(MAX_REQUESTS_PER_RUNTIME)))
+    }
+}
+
+/// The wasi-http hooks of one call.
+pub(crate) struct HttpGate {
+    allow_hosts: Arc<[HostPattern]>,
+    max_response_bytes: u64,
+    resolver: Resolver,
+    per_call: Arc<Semaphore>,
+    per_runtime: RequestSlots,
+    redactor: Redactor,
+    pub(crate) events: Arc<HttpEvents>,
+}
+
+/// A request that passed the URL check.
+struct Target {
+    scheme: Scheme,
+    host: String,
+    port: u16,
+}
+
+impl HttpGate {
+    pub(crate) fn new(
+        allow_hosts: Arc<[HostPattern]>,
+        max_response_bytes: u64,
+        resolver: Resolver,
+        per_runtime: RequestSlots,
+        redactor: Redactor,
+    ) -> Self {
+        Self {
+            allow_hosts,
+            max_response_bytes,
+            resolver,
+            per_call: Arc::new(Semaphore::new(MAX_REQUESTS_PER_CALL)),
+            per_runtime,
+            redactor,
+            events: Arc::default(),
+        }
+    }
+
+    /// Checks a request's URL: scheme, no user info, host and port on the allow-list.
+    fn check_url(&self, request: &http::Request<WasiBody>) -> Result<Target, DeniedRequest> {
+        let uri = request.uri();
+        let denied =
+            |reason: String, grant: Option<String>| DeniedRequest { request: describe(request), reason, grant };
+        let scheme = match uri.scheme_str() {
+            Some("http") => Scheme::Http,
+            Some("https") => Scheme::Https,
+            _ => return Err(denied("only http and https requests can be allowed".into(), None)),
+        };
+        // `host:port@other`: the check and the connection must read the same host.
+        if uri.authority().is_some_and(|authority| authority.as_str().contains('@')) {
+            return Err(denied(
+                "URLs with a user name or password before the host (`user@host`) are refused; send credentials \
+                 in a header instead"
+                    .into(),
+                None,
+            ));
+        }
+        let host = uri.host().unwrap_or_default().to_ascii_lowercase();
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        let host = host.strip_suffix('.').unwrap_or(host).to_owned();
+        let port = uri.port_u16().unwrap_or(scheme.default_port());
+        if self.allow_hosts.iter().any(|pattern| pattern.matches(scheme, &host, port)) {
+            return Ok(Target { scheme, host, port });
+        }
+        let grant = grant_for(&host, port, scheme);
+        Err(denied(format!("`{}` is not on this tool's allow-list", grant), Some(grant)))
+    }
+
+    /// Takes an in-flight slot for the call and for the runtime, or says which is full.
+    fn take_slot(&self) -> Result<InFlight, String> {
+        let call = self.per_call.clone().try_acquire_owned().map_err(|_| {
+            format!(
+                "the call already has {MAX_REQUESTS_PER_CALL} requests in flight, the most one call may have; read \
+                 or drop earlier responses before sending more"
+            )
+        })?;
+        let runtime = self.per_runtime.0.clone().try_acquire_owned().map_err(|_| {
+            format!(
+                "the host already has {MAX_REQUESTS_PER_RUNTIME} requests in flight across all calls, the most it \
+                 allows; try again shortly"
+            )
+        })?;
+        Ok(InFlight { _call: call, _runtime: runtime })
+    }
+
+    /// Records and logs a refusal.
+    fn refuse(&self, denied: DeniedRequest, uri: &http::Uri) {
+        log_refusal(&self.redactor, uri);
+        self.events.deny(denied);
+    }
+}
+
+/// Logs a refused request by its origin only, redacted: a path, a query or even a host
+/// name can carry a secret.
+fn log_refusal(redactor: &Redactor, uri: &http::Uri) {
+    let mut origin = format!("{}://{}", uri.scheme_str().unwrap_or("?"), uri.host().unwrap_or_default());
+    redactor.text(&mut origin);
+    tracing::info!(%origin, port = uri.port_u16(), "HTTP request denied");
+}
+
+/// `GET https://example.com/path`, cut to [`MAX_REQUEST_BYTES`].
+fn describe(request: &http::Request<WasiBody>) -> String {
+    truncated(&format!("{} {}", request.method(), request.uri()), MAX_REQUEST_BYTES)
+}
+
+/// Whether a resolved address may be reached for `target`: public addresses always;
+/// special-purpose ones only through an entry naming the address, or `localhost`. The error
+/// is the address's class, in words.
+fn address_allowed(allow_hosts: &[HostPattern], target: &Target, ip: IpAddr) -> Result<(), &'static str> {
+    let Some(class) = address::special_purpose(ip) else { return Ok(()) };
+    let ip = address::canonical(ip);
+    let named = allow_hosts.iter().any(|pattern| {
+        pattern.names_address(target.scheme, ip, target.port)
+            || (ip.is_loopback()
+                && target.host == "localhost"
+                && pattern.matches(target.scheme, "localhost", target.port))
+    });
+    if named { Ok(()) } else { Err(class) }
+}
+
+/// The `allow_hosts` entry that would allow `host:port`.
+fn grant_for(host: &str, port: u16, scheme: Scheme) -> String {
+    let host = if host.contains(':') { format!("[{host}]") } else { host.to_owned() };
+    if port == scheme.default_port() { host } else { format!("{host}:{port}") }
+}
+
+/// A request's slots; dropped when its response is read or dropped.
+struct InFlight {
+    _call: OwnedSemaphorePermit,
+    _runtime: OwnedSemaphorePermit,
+}
+
+impl WasiHttpHooks for HttpGate {
+    fn send_request(
+        &mut self,
+        request: http::Request<WasiBody>,
+        options: Option<RequestOptions>,
+        _request_done: Box<dyn Future<Output = Result<(), Error>> + Send>,
+    ) -> Box<
+        dyn Future<
+                Output = Result<(http::Response<WasiBody>, Box<dyn Future<Output = Result<(), Error>> + Send>), Error>,
+            > + Send,
+    > {
+        let target = match self.check_url(&request) {
+            Ok(target) => target,
+            Err(denied) => {
+                self.refuse(denied, request.uri());
+                return Box::new(async { Err(Error::HttpRequestDenied) });
+            }
+        };
+        let slot = match self.take_slot() {
+            Ok(slot) => Arc::new(slot),
+            Err(reason) => {
+                self.refuse(DeniedRequest { request: describe(&request), reason, grant: None }, request.uri());
+                return Box::new(async { Err(Error::ConnectionLimitReached) });
+            }
+        };
+        // Resolve now, in the gate's future: the addresses are checked before connecting.
+        let resolved = {
+            let resolver = self.resolver.clone();
+            let (host, port) = (target.host.clone(), target.port);
+            async move { resolver.resolve(&host, port).await }
+        };
+        let check = AddressCheck {
+            allow_hosts: self.allow_hosts.clone(),
+            events: self.events.clone(),
+            redactor: self.redactor.clone(),
+            target,
+        };
+        let (limit, events) = (self.max_response_bytes, self.events.clone());
+        Box::new(async move {
+            let addresses = resolved.await?;
+            let destination = check.pick(addresses, &request)?;
+            let (response, drive) = connect::send(request, options, destination).await?;
+            let body_slot = slot.clone();
+            let response = response.map(|body| CappedBody::new(body, limit, events, body_slot).boxed());
+            let drive: Box<dyn Future<Output = Result<(), Error>> + Send> = Box::new(async move {
+                let result = drive.await;
+                drop(slot);
+                result
+            });
+            Ok((response, drive))
+        })
+    }
+}
+
+/// The address check of one request, moved into its future.
+struct AddressCheck {
+    allow_hosts: Arc<[HostPattern]>,
+    events: Arc<HttpEvents>,
+    redactor: Redactor,
+    target: Target,
+}
+
+impl AddressCheck {
+    /// The first resolved address the grant may reach, or the refusal of the first one.
+    fn pick(&self, addresses: Vec<IpAddr>, request: &http::Request<WasiBody>) -> Result<Destination, Error> {
+        let target = &self.target;
+        let mut refused = None;
+        for ip in addresses {
+            match address_allowed(&self.allow_hosts, target, ip) {
+                Ok(()) => {
+                    let tls_name = (target.scheme == Scheme::Https).then(|| target.host.clone());
+                    return Ok(Destination { address: SocketAddr::new(address::canonical(ip), target.port), tls_name });
+                }
+                Err(class) => {
+                    refused.get_or_insert((address::canonical(ip), class));
+                }
+            }
+        }
+        let Some((ip, class)) = refused else {
+            return Err(Error::DnsError { rcode: Some("the name has no addresses".into()), info_code: None });
+        };
+        let reason =
+            format!("`{}` resolves to {ip}, {class}, which a host name on the allow-list may not reach", target.host);
+        let grant = grant_for(&ip.to_string(), target.port, target.scheme);
+        log_refusal(&self.redactor, request.uri());
+        self.events.deny(DeniedRequest { request: describe(request), reason, grant: Some(grant) });
+        Err(Error::DestinationIpProhibited)
+    }
+}

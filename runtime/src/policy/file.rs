@@ -1,0 +1,267 @@
+//! Reading a policy file (`toolcell.toml`): every problem is collected and reported with its
+//! table and key, so an operator fixes them all at once.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use super::access::check_dir;
+use super::{DirGrant, EnvGrant, Grants, HostPattern, Policy, PolicyError, check_env_name};
+use crate::limits::LimitOverrides;
+
+impl Policy {
+    /// Reads a policy file. Relative directory paths in it are relative to the file's folder.
+    ///
+    /// # Errors
+    /// When the file cannot be read, is not TOML, or has unknown keys, bad host patterns,
+    /// bad values or malformed directory grants.
+    pub fn from_file(path: &Path) -> Result<Self, PolicyError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|err| PolicyError { file: path.to_owned(), problems: vec![format!("cannot be read: {err}")] })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        Self::parse(&text, base).map_err(|problems| PolicyError { file: path.to_owned(), problems })
+    }
+
+    /// Parses policy text; relative directory paths are joined to `base`.
+    ///
+    /// # Errors
+    /// Every problem found, each naming the table and key.
+    pub fn parse(text: &str, base: &Path) -> Result<Self, Vec<String>> {
+        let document: toml::Table = toml::from_str(text).map_err(|err| vec![err.to_string().trim_end().to_owned()])?;
+        let mut problems = Vec::new();
+        let mut tools = BTreeMap::new();
+        for (key, value) in document {
+            if key != "tools" {
+                problems.push(format!("unknown top-level key `{key}`; grants go in `[tools.<tool name>]` tables"));
+                continue;
+            }
+            let Some(table) = value.as_table() else {
+                problems.push("`tools` must be a table of `[tools.<tool name>]` tables".into());
+                continue;
+            };
+            for (tool, value) in table {
+                let at = format!("[tools.{tool}]");
+                match value.as_table() {
+                    Some(table) => {
+                        tools.insert(tool.clone(), parse_grants(table, base, &at, &mut problems));
+                    }
+                    None => problems.push(format!("{at} must be a table")),
+                }
+            }
+        }
+        if problems.is_empty() { Ok(Self { tools }) } else { Err(problems) }
+    }
+}
+
+fn parse_grants(table: &toml::Table, base: &Path, at: &str, problems: &mut Vec<String>) -> Grants {
+    let mut grants = Grants::default();
+    for (key, value) in table {
+        match key.as_str() {
+            "allow_hosts" => {
+                for (i, entry) in array(value, at, key, problems).iter().enumerate() {
+                    match entry.as_str().map(str::parse::<HostPattern>) {
+                        Some(Ok(pattern)) => grants.allow_hosts.push(pattern),
+                        Some(Err(reason)) => problems.push(format!("{at} allow_hosts[{i}]: {reason}")),
+                        None => {
+                            problems.push(format!("{at} allow_hosts[{i}] must be a string such as \"example.com\""))
+                        }
+                    }
+                }
+            }
+            "dirs" => {
+                for (i, entry) in array(value, at, key, problems).iter().enumerate() {
+                    if let Some(dir) = parse_dir(entry, base, &format!("{at} dirs[{i}]"), problems) {
+                        grants.dirs.push(dir);
+                    }
+                }
+            }
+            "env" => match value.as_table() {
+                Some(env) => {
+                    for (name, value) in env {
+                        if let Some(grant) = parse_env(name, value, &format!("{at} env.{name}"), problems) {
+                            grants.env.push(grant);
+                        }
+                    }
+                }
+                None => problems.push(format!(
+                    "{at} env must be a table of NAME = \"value\", NAME = {{ secret = \"value\" }} or \
+                     NAME = {{ from_host = \"HOST_NAME\" }}"
+                )),
+            },
+            "limits" => match value.as_table() {
+                Some(limits) => grants.limits = parse_limits(limits, &format!("{at} limits"), problems),
+                None => problems.push(format!("{at} limits must be a table such as {{ timeout_ms = 10000 }}")),
+            },
+            _ => problems.push(format!("{at} has an unknown key `{key}`; expected allow_hosts, dirs, env or limits")),
+        }
+    }
+    let mut guest_paths = std::collections::BTreeSet::new();
+    for dir in &grants.dirs {
+        if !guest_paths.insert(dir.guest.as_str()) {
+            problems.push(format!("{at} dirs: two directories are granted at guest path `{}`", dir.guest));
+        }
+    }
+    grants
+}
+
+fn array<'a>(value: &'a toml::Value, at: &str, key: &str, problems: &mut Vec<String>) -> &'a [toml::Value] {
+    match value.as_array() {
+        Some(array) => array,
+        None => {
+            problems.push(format!("{at} {key} must be an array"));
+            &[]
+        }
+    }
+}
+
+fn parse_dir(value: &toml::Value, base: &Path, at: &str, problems: &mut Vec<String>) -> Option<DirGrant> {
+    let Some(table) = value.as_table() else {
+        problems.push(format!(
+            "{at} must be a table such as {{ host = \"./project\", guest = \"/workspace\", mode = \"ro\" }}"
+        ));
+        return None;
+    };
+    let (mut host, mut guest, mut writable) = (None, None, false);
+    for (key, value) in table {
+        match (key.as_str(), value.as_str()) {
+            ("host", Some(path)) => host = Some(base.join(path)),
+            ("guest", Some(path)) => guest = Some(path.to_owned()),
+            ("mode", Some("ro")) => writable = false,
+            ("mode", Some("rw")) => writable = true,
+            ("mode", _) => problems.push(format!("{at} mode must be \"ro\" (read-only) or \"rw\" (read-write)")),
+            ("host" | "guest", None) => problems.push(format!("{at} {key} must be a string path")),
+            _ => problems.push(format!("{at} has an unknown key `{key}`; expected host, guest and mode")),
+        }
+    }
+    let (Some(host), Some(guest)) = (host, guest) else {
+        problems
+            .push(format!("{at} needs both `host` (a directory on this machine) and `guest` (e.g. \"/workspace\")"));
+        return None;
+    };
+    match check_dir(DirGrant { host, guest, writable }) {
+        Ok(dir) => Some(dir),
+        Err(reason) => {
+            problems.push(format!("{at}: {reason}"));
+            None
+        }
+    }
+}
+
+fn parse_env(name: &str, value: &toml::Value, at: &str, problems: &mut Vec<String>) -> Option<EnvGrant> {
+    if let Err(reason) = check_env_name(name) {
+        problems.push(format!("{at}: {reason}"));
+        return None;
+    }
+    let grant = match value {
+        toml::Value::String(fixed) => EnvGrant::fixed(name, fixed.clone()),
+        toml::Value::Table(table) if table.len() == 1 => match table.iter().next() {
+            Some((key, toml::Value::String(secret))) if key == "secret" => EnvGrant::secret(name, secret.clone()),
+            Some((key, toml::Value::String(from))) if key == "from_host" => {
+                if std::env::var_os(from).is_none() {
+                    problems.push(format!(
+                        "{at}: the host environment has no variable `{from}`; set it or remove the grant"
+                    ));
+                    return None;
+                }
+                EnvGrant::from_host(name, from)
+            }
+            _ => {
+                problems.push(format!("{at} must be {{ from_host = \"HOST_NAME\" }} or {{ secret = \"value\" }}"));
+                return None;
+            }
+        },
+        _ => {
+            problems.push(format!(
+                "{at} must be a string (a plain value), {{ secret = \"value\" }} or {{ from_host = \"HOST_NAME\" }}"
+            ));
+            return None;
+        }
+    };
+    Some(grant)
+}
+
+fn parse_limits(table: &toml::Table, at: &str, problems: &mut Vec<String>) -> LimitOverrides {
+    let mut limits = LimitOverrides::default();
+    for (key, value) in table {
+        let Some(number) = value.as_integer().and_then(|n| u64::try_from(n).ok()).filter(|n| *n > 0) else {
+            problems.push(format!("{at} {key} must be a positive integer"));
+            continue;
+        };
+        let slot = match key.as_str() {
+            "fuel" => &mut limits.fuel,
+            "memory_bytes" => &mut limits.memory_bytes,
+            "max_argument_bytes" => &mut limits.max_argument_bytes,
+            "max_output_bytes" => &mut limits.max_output_bytes,
+            "max_stdio_bytes" => &mut limits.max_stdio_bytes,
+            "max_http_response_bytes" => &mut limits.max_http_response_bytes,
+            "timeout_ms" => {
+                limits.timeout = Some(Duration::from_millis(number));
+                continue;
+            }
+            _ => {
+                problems.push(format!(
+                    "{at} has an unknown key `{key}`; expected fuel, timeout_ms, memory_bytes, max_argument_bytes, \
+                     max_output_bytes, max_stdio_bytes or max_http_response_bytes"
+                ));
+                continue;
+            }
+        };
+        *slot = Some(number);
+    }
+    limits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policy_files_parse_and_every_problem_names_its_table_and_key() {
+        let dir = std::env::temp_dir();
+        let text = r#"
+            [tools.fetch]
+            allow_hosts = ["example.com", "*.wiki.org:8443"]
+            env = { TOKEN = { from_host = "PATH" }, MODE = "fast" }
+            limits = { timeout_ms = 2000, max_http_response_bytes = 1000 }
+
+            [tools.files]
+            dirs = [{ host = "." , guest = "/workspace" }]
+        "#;
+        let policy = Policy::parse(text, &dir).expect("valid policy");
+        let fetch = policy.grants("fetch").expect("fetch");
+        assert_eq!(fetch.allow_hosts.len(), 2);
+        assert_eq!(fetch.env.len(), 2);
+        assert_eq!(fetch.limits.timeout, Some(Duration::from_millis(2000)));
+        assert_eq!(fetch.limits.max_http_response_bytes, Some(1000));
+        let files = policy.grants("files").expect("files");
+        assert!(files.dirs[0].host.is_absolute() && !files.dirs[0].writable);
+
+        let bad = r#"
+            [tools.fetch]
+            allow_host = ["example.com"]
+            allow_hosts = ["*bad.com", 3]
+            [tools.files]
+            dirs = [{ host = "/no/such/dir", guest = "/w" }, { host = ".", guest = "relative", mode = "rx" }]
+            limits = { fuel = -1, speed = 3 }
+            env = { A = 1, B = { from_host = "TOOLCELL_TEST_NO_SUCH_VARIABLE" } }
+            [other]
+        "#;
+        let problems = Policy::parse(bad, &dir).expect_err("invalid policy");
+        let expected = [
+            "[tools.fetch] has an unknown key `allow_host`",
+            "[tools.fetch] allow_hosts[0]: `*bad.com`",
+            "[tools.fetch] allow_hosts[1] must be a string",
+            "[tools.files] dirs[0]: host directory /no/such/dir cannot be used",
+            "[tools.files] dirs[1] mode must be",
+            "[tools.files] limits fuel must be a positive integer",
+            "[tools.files] limits has an unknown key `speed`",
+            "[tools.files] env.A must be a string",
+            "[tools.files] env.B: the host environment has no variable `TOOLCELL_TEST_NO_SUCH_VARIABLE`",
+            "unknown top-level key `other`",
+        ];
+        for expected in expected {
+            assert!(problems.iter().any(|p| p.contains(expected)), "missing {expected:?} in {problems:#?}");
+        }
+        assert!(Policy::parse("[tools", &dir).expect_err("syntax")[0].contains("line 1"));
+    }
+}

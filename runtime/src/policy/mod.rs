@@ -1,0 +1,349 @@
+//! The operator's capability policy: what each tool may reach beyond pure computation.
+//!
+//! Deny by default. A tool gets outbound HTTP, directories, environment variables or other
+//! limits only when a [`Policy`] (usually `toolcell.toml` in the tools folder) or the
+//! embedding application grants them by name. A tool's own requests
+//! ([`RequestedCapabilities`]) grant nothing.
+//!
+//! [`hosts`] matches HTTP requests against allow-list entries, [`file`] reads policy files,
+//! and [`access`] resolves a tool's grants into what its calls get.
+
+mod access;
+mod file;
+mod hosts;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+pub use self::access::MIN_SECRET_CHARS;
+pub(crate) use self::access::{Access, GrantedDir, exposes_cache, overlapping_grants};
+pub use self::hosts::HostPattern;
+pub(crate) use self::hosts::Scheme;
+use crate::limits::LimitOverrides;
+
+/// The name of the policy file a tools folder may hold.
+pub const POLICY_FILE: &str = "toolcell.toml";
+
+/// What an operator grants one tool. The default grants nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Grants {
+    /// Hosts the tool may send HTTP requests to.
+    pub allow_hosts: Vec<HostPattern>,
+    /// Host directories preopened for the tool.
+    pub dirs: Vec<DirGrant>,
+    /// Environment variables the tool sees. Secret values are redacted from everything the
+    /// host reports.
+    pub env: Vec<EnvGrant>,
+    /// Limits replacing the runtime's defaults for this tool.
+    pub limits: LimitOverrides,
+}
+
+impl Grants {
+    /// Grants nothing.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Also allows HTTP requests to hosts matching `pattern`.
+    #[must_use]
+    pub fn allow_host(mut self, pattern: HostPattern) -> Self {
+        self.allow_hosts.push(pattern);
+        self
+    }
+
+    /// Also preopens a directory.
+    #[must_use]
+    pub fn dir(mut self, dir: DirGrant) -> Self {
+        self.dirs.push(dir);
+        self
+    }
+
+    /// Also sets an environment variable.
+    #[must_use]
+    pub fn env(mut self, env: EnvGrant) -> Self {
+        self.env.push(env);
+        self
+    }
+
+    /// Replaces the tool's limits.
+    #[must_use]
+    pub fn limits(mut self, limits: LimitOverrides) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Adds everything `other` grants; its limits win where both set one.
+    pub fn merge(&mut self, other: Grants) {
+        self.allow_hosts.extend(other.allow_hosts);
+        self.dirs.extend(other.dirs);
+        self.env.extend(other.env);
+        self.limits = self.limits.merged(&other.limits);
+    }
+
+    /// Whether nothing beyond limits is granted.
+    pub fn is_empty(&self) -> bool {
+        self.allow_hosts.is_empty() && self.dirs.is_empty() && self.env.is_empty()
+    }
+}
+
+/// A host directory preopened for a tool at a guest path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct DirGrant {
+    /// The directory on the host.
+    pub host: PathBuf,
+    /// Where the tool sees it, an absolute path such as `/workspace`.
+    pub guest: String,
+    /// Whether the tool may create, change and delete files in it. Default: read-only.
+    pub writable: bool,
+}
+
+impl DirGrant {
+    /// A read-only grant of `host` at `guest`.
+    pub fn read_only(host: impl Into<PathBuf>, guest: impl Into<String>) -> Self {
+        Self { host: host.into(), guest: guest.into(), writable: false }
+    }
+
+    /// A read-write grant of `host` at `guest`.
+    pub fn read_write(host: impl Into<PathBuf>, guest: impl Into<String>) -> Self {
+        Self { host: host.into(), guest: guest.into(), writable: true }
+    }
+}
+
+/// Parses the CLI form `HOST_DIR:GUEST_DIR[:ro|rw]` (read-only unless `:rw`).
+impl FromStr for DirGrant {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let (rest, writable) = match text.rsplit_once(':') {
+            Some((rest, "rw")) => (rest, true),
+            Some((rest, "ro")) => (rest, false),
+            _ => (text, false),
+        };
+        let Some((host, guest)) = rest.rsplit_once(':') else {
+            return Err(format!("`{text}` is not HOST_DIR:GUEST_DIR[:ro|rw], e.g. `./project:/workspace:ro`"));
+        };
+        if host.is_empty() || guest.is_empty() {
+            return Err(format!("`{text}` is not HOST_DIR:GUEST_DIR[:ro|rw], e.g. `./project:/workspace:ro`"));
+        }
+        Ok(Self { host: host.into(), guest: guest.into(), writable })
+    }
+}
+
+/// An environment variable a tool sees.
+#[derive(Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct EnvGrant {
+    /// The name the tool reads.
+    pub name: String,
+    /// Where the value comes from.
+    pub value: EnvValue,
+}
+
+/// The value of a granted environment variable, and whether it is a secret.
+///
+/// Secrets (a value passed through from the host, or marked secret) are replaced with
+/// [`REDACTED`] wherever the host reports text, and must be at least
+/// [`MIN_SECRET_CHARS`] characters long. Plain values (a units setting, a region) are not
+/// redacted. `Debug` and serialization never show a value.
+#[derive(Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EnvValue {
+    /// A plain configuration value written in the policy.
+    Fixed(#[serde(serialize_with = "serialize_redacted")] String),
+    /// A secret value written in the policy (`NAME = { secret = "..." }`).
+    Secret(#[serde(serialize_with = "serialize_redacted")] String),
+    /// The value of this variable in the host's environment when the runtime is built; a
+    /// secret.
+    FromHost(String),
+}
+
+impl EnvValue {
+    /// Whether the value is a secret (redacted from everything the host reports).
+    pub fn is_secret(&self) -> bool {
+        !matches!(self, Self::Fixed(_))
+    }
+}
+
+fn serialize_redacted<S: serde::Serializer>(_: &str, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(REDACTED)
+}
+
+/// What a secret is replaced with wherever the host reports text.
+pub const REDACTED: &str = "[REDACTED]";
+
+impl fmt::Debug for EnvValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Fixed(_) | Self::Secret(_) => f.write_str(REDACTED),
+            Self::FromHost(from) => write!(f, "${from}"),
+        }
+    }
+}
+
+impl fmt::Debug for EnvGrant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={:?}", self.name, self.value)
+    }
+}
+
+impl EnvGrant {
+    /// A plain (not secret) value.
+    pub fn fixed(name: impl Into<String>, value: impl Into<String>) -> Self {
+        Self { name: name.into(), value: EnvValue::Fixed(value.into()) }
+    }
+
+    /// A secret value.
+    pub fn secret(name: impl Into<String>, value: impl Into<String>) -> Self {
+        Self { name: name.into(), value: EnvValue::Secret(value.into()) }
+    }
+
+    /// The host's value of `from`, under the name `name`; a secret.
+    pub fn from_host(name: impl Into<String>, from: impl Into<String>) -> Self {
+        Self { name: name.into(), value: EnvValue::FromHost(from.into()) }
+    }
+}
+
+/// Parses the CLI form: `KEY=VALUE` (a plain value) or `KEY` (the host's value, passed through
+/// as a secret).
+impl FromStr for EnvGrant {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let grant = match text.split_once('=') {
+            Some((name, value)) => Self::fixed(name, value),
+            None => Self::from_host(text, text),
+        };
+        check_env_name(&grant.name)?;
+        Ok(grant)
+    }
+}
+
+fn check_env_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.contains(['=', '\0']) {
+        Err(format!("`{name}` is not an environment variable name (non-empty, without `=`)"))
+    } else {
+        Ok(())
+    }
+}
+
+/// Grants per tool name, usually read from a tools folder's `toolcell.toml`:
+///
+/// ```toml
+/// [tools.http_fetch]
+/// allow_hosts = ["example.com", "*.wikipedia.org", "localhost:8080"]
+///
+/// [tools.files]
+/// dirs = [{ host = "./project", guest = "/workspace", mode = "ro" }]
+///
+/// [tools.weather.env]
+/// API_KEY = { from_host = "WEATHER_API_KEY" }
+/// UNITS = "metric"
+///
+/// [tools.weather.limits]
+/// timeout_ms = 10000
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Policy {
+    tools: BTreeMap<String, Grants>,
+}
+
+/// Why a policy could not be used. Every problem is listed, each naming the file, the
+/// table and the key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{} is not a valid policy:\n{}", file.display(), problems.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"))]
+pub struct PolicyError {
+    /// The policy file.
+    pub file: PathBuf,
+    /// What is wrong, one entry per problem.
+    pub problems: Vec<String>,
+}
+
+impl Policy {
+    /// Grants nothing to anyone.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The grants of one tool, if the policy names it.
+    pub fn grants(&self, tool: &str) -> Option<&Grants> {
+        self.tools.get(tool)
+    }
+
+    /// Adds grants for a tool, on top of what the policy already grants it.
+    pub fn grant(&mut self, tool: impl Into<String>, grants: Grants) {
+        self.tools.entry(tool.into()).or_default().merge(grants);
+    }
+
+    /// Every tool the policy names.
+    pub fn tools(&self) -> impl Iterator<Item = (&str, &Grants)> {
+        self.tools.iter().map(|(name, grants)| (name.as_str(), grants))
+    }
+
+    /// Adds every grant of `other`.
+    pub fn merge(&mut self, other: Policy) {
+        for (tool, grants) in other.tools {
+            self.grant(tool, grants);
+        }
+    }
+}
+
+/// What a tool asks its operator for (the `capabilities` export of the WIT world). Asking
+/// grants nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RequestedCapabilities {
+    /// Host patterns the tool fetches from.
+    pub http_hosts: Vec<String>,
+    /// Directories the tool expects at guest paths.
+    pub directories: Vec<RequestedDirectory>,
+    /// Environment variable names the tool reads.
+    pub env: Vec<String>,
+}
+
+impl RequestedCapabilities {
+    /// Whether the tool requests nothing.
+    pub fn is_empty(&self) -> bool {
+        self.http_hosts.is_empty() && self.directories.is_empty() && self.env.is_empty()
+    }
+}
+
+/// A directory a tool requests.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RequestedDirectory {
+    /// Where the tool looks for it.
+    pub guest_path: String,
+    /// Whether it writes there.
+    pub writable: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cli_forms_parse() {
+        let dir: DirGrant = "./p:/workspace:rw".parse().expect("dir");
+        assert_eq!((dir.host, dir.guest.as_str(), dir.writable), (PathBuf::from("./p"), "/workspace", true));
+        let dir: DirGrant = "/tmp:/data".parse().expect("dir");
+        assert!(!dir.writable);
+        assert!("/tmp".parse::<DirGrant>().is_err());
+        assert_eq!("KEY=a=b".parse::<EnvGrant>(), Ok(EnvGrant::fixed("KEY", "a=b")));
+        assert_eq!("HOME".parse::<EnvGrant>(), Ok(EnvGrant::from_host("HOME", "HOME")));
+        assert!("=x".parse::<EnvGrant>().is_err());
+    }
+
+    #[test]
+    fn env_values_never_print() {
+        let grant = EnvGrant::fixed("TOKEN", "hunter2");
+        assert!(!format!("{grant:?}").contains("hunter2"));
+        let json = serde_json::to_string(&grant).expect("serialize");
+        assert!(!json.contains("hunter2"), "{json}");
+    }
+}
