@@ -314,6 +314,7 @@ fn a_tampered_compile_cache_entry_is_never_run() {
     assert!(String::from_utf8_lossy(&output.stdout).contains(": ok"));
     assert_ne!(std::fs::read(&entries[0]).unwrap(), bytes, "the entry was replaced");
     std::fs::remove_dir_all(&cache).unwrap();
+    let _ = std::fs::remove_file(cache.with_extension("key"));
 }
 
 /// Overwrites the `.text` section of the ELF image inside a compile-cache entry with NOPs

@@ -68,6 +68,7 @@ fn main() {
             .expect("runtime");
         measure("pooling allocator, 16 slots", &pooled, size).await;
         let _ = std::fs::remove_dir_all(&cache);
+        let _ = std::fs::remove_file(cache.with_extension("key"));
     });
 }
 

@@ -355,8 +355,8 @@ impl fmt::Display for CallError {
             ),
             Self::ResourceLimit { resource, limit } => write!(
                 f,
-                "The tool needed more than the host allows one call ({limit} {resource}) and was stopped. Do not \
-                 retry the same call; a smaller input may fit."
+                "The tool was stopped: it needed more than the host allows one call, which is at most {limit} \
+                 {resource}. Do not retry the same call; a smaller input may fit."
             ),
             Self::Internal { message } => write!(
                 f,

@@ -535,7 +535,7 @@ fn not_allowed_message(given: &Value, allowed: &[&Value], also: &[JsonType]) -> 
         None => message.push('.'),
     }
     message.push(' ');
-    message.push_str(&allowed_list(given, allowed, &strings));
+    message.push_str(&allowed_list(given, allowed, &strings, guess.is_some()));
     if !also.is_empty() {
         let words: Vec<String> = null_last(also).map(|ty| type_words(ty, None)).collect();
         let _ = write!(message, " (or {})", join_or(&words));
@@ -543,21 +543,22 @@ fn not_allowed_message(given: &Value, allowed: &[&Value], also: &[JsonType]) -> 
     message
 }
 
-/// All the allowed values when there are few, else those nearest the given string.
-fn allowed_list(given: &Value, allowed: &[&Value], strings: &[&str]) -> String {
+/// All the allowed values when there are few, else those nearest the given string when one
+/// is close, else the first few in the tool's own order (which groups related values).
+fn allowed_list(given: &Value, allowed: &[&Value], strings: &[&str], close: bool) -> String {
     if allowed.len() <= MAX_LISTED_VALUES {
         let shown: Vec<String> = allowed.iter().map(|value| listed(value)).collect();
         return format!("Allowed: {}", shown.join(", "));
     }
     match given.as_str() {
-        Some(word) if !strings.is_empty() => {
+        Some(word) if close && !strings.is_empty() => {
             let nearest = suggest::nearest(word, strings.iter().copied(), NEAREST_SHOWN);
             let shown: Vec<String> = nearest.into_iter().map(|name| listed(&Value::from(name))).collect();
             format!("Closest: {}, …", shown.join(", "))
         }
         _ => {
-            let shown: Vec<String> = allowed.iter().take(NEAREST_SHOWN).map(|value| listed(value)).collect();
-            format!("Some of them: {}, …", shown.join(", "))
+            let shown: Vec<String> = allowed.iter().take(MAX_LISTED_VALUES).map(|value| listed(value)).collect();
+            format!("The first of them: {}, … (the parameter's schema lists them all)", shown.join(", "))
         }
     }
 }
@@ -1117,7 +1118,7 @@ mod tests {
     }
 
     #[test]
-    fn a_long_const_enum_shows_the_nearest_values() {
+    fn a_long_const_enum_shows_the_nearest_values_or_the_first_ones() {
         let found = check(&unit_convert(), &json!({"value": 1, "from": "metre", "to": "lightyear"}));
         let from = message_at(&found, "/from");
         assert_contains(
@@ -1125,7 +1126,8 @@ mod tests {
             &["`metre` is not one of the 61 allowed values; did you mean `meter`?", "Closest: meter"],
         );
         let to = message_at(&found, "/to");
-        assert_contains(&to, &["`lightyear` is not one of the 61 allowed values. Closest: ", "liter"]);
+        // Nothing close: the first values in the tool's own order, which groups them.
+        assert_contains(&to, &["`lightyear` is not one of the 61 allowed values. The first of them: meter, kilometer"]);
     }
 
     #[test]

@@ -102,3 +102,33 @@ async fn per_tool_limits_apply_to_that_tool_only() {
     let output = runtime.call(toolcell_runtime::ToolCall::new("1", "infinite_loop", "{}")).await;
     assert_eq!(output.error, Some(toolcell_runtime::CallError::FuelExhausted { limit: 1_000_000 }));
 }
+
+#[tokio::test]
+async fn a_compile_cache_entry_swapped_for_another_components_is_not_loaded() {
+    let cache = temp_dir("cache-swap");
+    let load = || {
+        Runtime::builder()
+            .component_file(toolcell_tests::ECHO)
+            .component_file(toolcell_tools::CALCULATOR)
+            .compile_cache(&cache)
+            .build()
+    };
+    assert_eq!(load().await.unwrap().definitions().len(), 2);
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(&cache).unwrap().map(|entry| entry.unwrap().path()).collect();
+    entries.sort();
+    assert_eq!(entries.len(), 2, "{entries:?}");
+    // Each entry is valid on its own; swapped, each sits under the other component's name.
+    let (first, second) = (std::fs::read(&entries[0]).unwrap(), std::fs::read(&entries[1]).unwrap());
+    std::fs::write(&entries[0], &second).unwrap();
+    std::fs::write(&entries[1], &first).unwrap();
+
+    let runtime = load().await.unwrap();
+    assert_eq!(runtime.diagnostics(), &[]);
+    assert!(runtime.source("echo").unwrap().ends_with("echo.wasm"), "{:?}", runtime.source("echo"));
+    assert!(runtime.source("calculator").unwrap().ends_with("calculator.wasm"));
+    let sum = runtime.call(toolcell_runtime::ToolCall::new("1", "calculator", r#"{"expression": "6 * 7"}"#)).await;
+    assert_eq!(sum.content, r#"{"value":42.0}"#);
+    assert_eq!(std::fs::read(&entries[0]).unwrap(), first, "the entries were rewritten");
+    std::fs::remove_dir_all(&cache).unwrap();
+    let _ = std::fs::remove_file(cache.with_extension("key"));
+}

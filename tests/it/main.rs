@@ -7,6 +7,7 @@ mod containment;
 mod errors;
 mod guests;
 mod loading;
+mod messages;
 mod pooling;
 mod soak;
 mod tools;
