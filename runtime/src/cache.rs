@@ -90,11 +90,11 @@ impl CompileCache {
             }
         }
         let component = Component::from_binary(engine, bytes)?;
-        if let Err(err) = component
-            .serialize()
-            .map_err(|err| err.to_string())
-            .and_then(|serialized| write_atomically(&path, &seal(key, &id, &serialized)).map_err(|err| err.to_string()))
-        {
+        let stored = component.serialize().map_err(|err| err.to_string()).and_then(|serialized| {
+            let entry = seal(key, &id, &serialized).ok_or("the entry could not be authenticated")?;
+            write_atomically(&path, &entry).map_err(|err| err.to_string())
+        });
+        if let Err(err) = stored {
             tracing::debug!(dir = %self.dir.display(), %err, "could not store a compiled component");
         }
         Ok(component)
@@ -122,22 +122,23 @@ fn entry_id(engine: &Engine, bytes: &[u8]) -> [u8; 32] {
     hasher.0.finalize().into()
 }
 
-fn tag(key: &[u8; KEY_BYTES], id: &[u8; 32], serialized: &[u8]) -> HmacSha256 {
-    let mut mac =
-        <HmacSha256 as Mac>::new_from_slice(key).unwrap_or_else(|_| unreachable!("HMAC takes any key length"));
+/// The MAC of an entry. (HMAC takes keys of any length, so this never fails in practice.)
+fn tag(key: &[u8; KEY_BYTES], id: &[u8; 32], serialized: &[u8]) -> Option<HmacSha256> {
+    let mut mac = <HmacSha256 as Mac>::new_from_slice(key).ok()?;
     mac.update(MAGIC);
     mac.update(id);
     mac.update(serialized);
-    mac
+    Some(mac)
 }
 
 /// An entry: the magic, the tag, the serialized component.
-fn seal(key: &[u8; KEY_BYTES], id: &[u8; 32], serialized: &[u8]) -> Vec<u8> {
+fn seal(key: &[u8; KEY_BYTES], id: &[u8; 32], serialized: &[u8]) -> Option<Vec<u8>> {
+    let tag = tag(key, id, serialized)?.finalize().into_bytes();
     let mut entry = Vec::with_capacity(MAGIC.len() + TAG_BYTES + serialized.len());
     entry.extend_from_slice(MAGIC);
-    entry.extend_from_slice(&tag(key, id, serialized).finalize().into_bytes());
+    entry.extend_from_slice(&tag);
     entry.extend_from_slice(serialized);
-    entry
+    Some(entry)
 }
 
 /// The serialized component in `entry`, if the entry is this cache's, for exactly `id`.
@@ -147,7 +148,7 @@ fn authenticated<'a>(key: &[u8; KEY_BYTES], id: &[u8; 32], entry: &'a [u8]) -> O
         return None;
     }
     let (expected, serialized) = rest.split_at(TAG_BYTES);
-    tag(key, id, serialized).verify_slice(expected).ok()?;
+    tag(key, id, serialized)?.verify_slice(expected).ok()?;
     Some(serialized)
 }
 
@@ -286,7 +287,7 @@ mod tests {
     fn entries_authenticate_only_for_their_key_and_component() {
         let (key, other_key) = ([7u8; KEY_BYTES], [8u8; KEY_BYTES]);
         let (id, other_id) = ([1u8; 32], [2u8; 32]);
-        let entry = seal(&key, &id, b"machine code");
+        let entry = seal(&key, &id, b"machine code").expect("sealed");
         assert_eq!(authenticated(&key, &id, &entry), Some(b"machine code".as_slice()));
         assert_eq!(authenticated(&other_key, &id, &entry), None, "another key");
         assert_eq!(authenticated(&key, &other_id, &entry), None, "another component's entry");

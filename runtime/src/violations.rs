@@ -19,12 +19,13 @@ use serde_json::Value;
 
 use crate::error::Violation;
 use crate::suggest;
+use crate::truncate::truncated;
 
 /// At most this many violations are reported for one call: enough to fix it, short enough
 /// for a model's context.
 const MAX_VIOLATIONS: usize = 20;
-/// Longest message, in chars, `…` included.
-const MAX_MESSAGE_CHARS: usize = 300;
+/// Longest message, in bytes, `…` included.
+const MAX_MESSAGE_BYTES: usize = 300;
 /// Errors read from the validator; the rest of a pathological value adds nothing fixable.
 const MAX_ERRORS_READ: usize = 100;
 /// Violations gathered before sorting and cutting to [`MAX_VIOLATIONS`]: bounds memory
@@ -36,10 +37,10 @@ const MAX_NESTING: usize = 32;
 const MAX_REF_HOPS: usize = 16;
 /// How deep a missing property's schema is described (`anyOf` of `anyOf` …).
 const MAX_DESCRIBE_DEPTH: usize = 4;
-/// A value, name or pattern quoted in a message is cut to this many chars.
-const MAX_QUOTED_CHARS: usize = 60;
-/// An allowed value shown in a list is cut to this many chars.
-const MAX_LISTED_CHARS: usize = 40;
+/// A value, name or pattern quoted in a message is cut to this many bytes.
+const MAX_QUOTED_BYTES: usize = 60;
+/// An allowed value shown in a list is cut to this many bytes.
+const MAX_LISTED_BYTES: usize = 40;
 /// Enums this long are listed in full; longer ones show the values nearest the given one.
 const MAX_LISTED_VALUES: usize = 12;
 /// How many of a long enum's values are shown.
@@ -48,8 +49,8 @@ const NEAREST_SHOWN: usize = 5;
 const MAX_VALUES_KEPT: usize = 1000;
 /// Declared property names listed after an unknown one.
 const MAX_LISTED_NAMES: usize = 24;
-/// A property description quoted with a missing property is cut to this many chars.
-const MAX_DESCRIPTION_CHARS: usize = 150;
+/// A property description quoted with a missing property is cut to this many bytes.
+const MAX_DESCRIPTION_BYTES: usize = 150;
 /// Arrays longer than this are not searched for the duplicate a `uniqueItems` error is about.
 const MAX_DUPLICATE_SEARCH: usize = 64;
 
@@ -73,7 +74,7 @@ pub(crate) fn explain<'a>(schema: &Value, errors: impl IntoIterator<Item = Valid
 /// Shortens, sorts (numeric array indexes in order), dedupes and caps the violations.
 fn finish(mut found: Vec<Violation>) -> Vec<Violation> {
     for violation in &mut found {
-        violation.message = shorten(&violation.message, MAX_MESSAGE_CHARS);
+        violation.message = truncated(&violation.message, MAX_MESSAGE_BYTES);
     }
     found.sort_by(|a, b| compare_pointers(&a.pointer, &b.pointer).then_with(|| a.message.cmp(&b.message)));
     found.dedup();
@@ -867,8 +868,8 @@ fn first_sentence(description: &str) -> String {
         next_is_capital && !flat[..at].ends_with("e.g.") && !flat[..at].ends_with("i.e.")
     });
     match end {
-        Some(end) if flat[..end].chars().count() <= MAX_DESCRIPTION_CHARS => flat[..end].to_owned(),
-        _ => shorten(&flat, MAX_DESCRIPTION_CHARS),
+        Some(end) if end <= MAX_DESCRIPTION_BYTES => flat[..end].to_owned(),
+        _ => truncated(&flat, MAX_DESCRIPTION_BYTES),
     }
 }
 
@@ -928,9 +929,9 @@ fn shown(value: &Value) -> String {
 /// An allowed value in a list: plain names bare, anything else as JSON, cut short.
 fn listed(value: &Value) -> String {
     match value.as_str() {
-        Some(text) if is_plain_name(text) => shorten(text, MAX_LISTED_CHARS),
-        Some(text) => Value::from(shorten(text, MAX_LISTED_CHARS)).to_string(),
-        None => shorten(&value.to_string(), MAX_LISTED_CHARS),
+        Some(text) if is_plain_name(text) => truncated(text, MAX_LISTED_BYTES),
+        Some(text) => Value::from(truncated(text, MAX_LISTED_BYTES)).to_string(),
+        None => truncated(&value.to_string(), MAX_LISTED_BYTES),
     }
 }
 
@@ -943,24 +944,13 @@ fn code(text: &str) -> String {
     if text.is_empty() || text.contains('`') || text.chars().any(char::is_control) {
         quoted(text)
     } else {
-        format!("`{}`", shorten(text, MAX_QUOTED_CHARS))
+        format!("`{}`", truncated(text, MAX_QUOTED_BYTES))
     }
 }
 
 /// A string as JSON, cut short.
 fn quoted(text: &str) -> String {
-    Value::from(shorten(text, MAX_QUOTED_CHARS)).to_string()
-}
-
-/// At most `max` chars, the last of them `…` when cut.
-fn shorten(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some(_) => {
-            let keep = text.char_indices().nth(max.saturating_sub(1)).map_or(0, |(cut, _)| cut);
-            format!("{}…", &text[..keep])
-        }
-        None => text.to_owned(),
-    }
+    Value::from(truncated(text, MAX_QUOTED_BYTES)).to_string()
 }
 
 #[cfg(test)]
@@ -979,7 +969,7 @@ mod tests {
         assert!(!found.is_empty(), "{args} should break the schema");
         assert!(found.len() <= MAX_VIOLATIONS);
         for violation in &found {
-            assert!(violation.message.chars().count() <= MAX_MESSAGE_CHARS, "too long: {violation:?}");
+            assert!(violation.message.len() <= MAX_MESSAGE_BYTES, "too long: {violation:?}");
             for word in JARGON {
                 assert!(!violation.message.contains(word), "jargon `{word}` in {violation:?}");
             }
@@ -1442,7 +1432,7 @@ mod tests {
         assert_eq!(first_sentence("Read it. Then go."), "Read it.");
         assert_eq!(first_sentence("Use e.g. This. Then"), "Use e.g. This.");
         assert_eq!(first_sentence("One\n  line"), "One line");
-        assert_eq!(first_sentence(&"a".repeat(200)).chars().count(), MAX_DESCRIPTION_CHARS);
+        assert!(first_sentence(&"a".repeat(200)).len() <= MAX_DESCRIPTION_BYTES);
     }
 
     #[test]
@@ -1461,12 +1451,5 @@ mod tests {
         assert_eq!(compare_pointers("/a/2", "/a/10"), Ordering::Less);
         assert_eq!(compare_pointers("", "/a"), Ordering::Less);
         assert_eq!(compare_pointers("/b", "/a/1"), Ordering::Greater);
-    }
-
-    #[test]
-    fn shortening_counts_chars() {
-        assert_eq!(shorten("héllo", 5), "héllo");
-        assert_eq!(shorten("héllo!", 5), "héll…");
-        assert_eq!(shorten("", 0), "");
     }
 }

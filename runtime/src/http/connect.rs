@@ -16,9 +16,9 @@ use tokio::net::TcpStream;
 use wasmtime_wasi_http::io::TokioIo;
 use wasmtime_wasi_http::{Error, RequestOptions, WasiBody};
 
-/// Where a request goes: the checked address, and the name TLS verifies.
+/// Where a request goes: the checked addresses, tried in order, and the name TLS verifies.
 pub(crate) struct Destination {
-    pub(crate) address: SocketAddr,
+    pub(crate) addresses: Vec<SocketAddr>,
     pub(crate) tls_name: Option<String>,
 }
 
@@ -90,11 +90,23 @@ pub(crate) async fn send(
 }
 
 async fn open(destination: &Destination) -> Result<Box<dyn Stream>, Error> {
-    let tcp = TcpStream::connect(destination.address).await.map_err(Error::Connect)?;
+    let tcp = connect_any(&destination.addresses).await.map_err(Error::Connect)?;
     let Some(name) = &destination.tls_name else { return Ok(Box::new(tcp)) };
     let name = rustls::pki_types::ServerName::try_from(name.clone()).map_err(|_| Error::HttpRequestUriInvalid)?;
     let tls = tls_connector().connect(name, tcp).await.map_err(Error::Tls)?;
     Ok(Box::new(tls))
+}
+
+/// A connection to the first of `addresses` that accepts one.
+async fn connect_any(addresses: &[SocketAddr]) -> std::io::Result<TcpStream> {
+    let mut last = std::io::Error::new(std::io::ErrorKind::AddrNotAvailable, "no address to connect to");
+    for address in addresses {
+        match TcpStream::connect(address).await {
+            Ok(stream) => return Ok(stream),
+            Err(err) => last = err,
+        }
+    }
+    Err(last)
 }
 
 /// One TLS client configuration for the process: the web PKI roots, no client certificate.

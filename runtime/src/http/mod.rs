@@ -298,20 +298,23 @@ struct AddressCheck {
 }
 
 impl AddressCheck {
-    /// The first resolved address the grant may reach, or the refusal of the first one.
+    /// The resolved addresses the grant may reach, in order; when there is none, the refusal
+    /// of the first one.
     fn pick(&self, addresses: Vec<IpAddr>, request: &http::Request<WasiBody>) -> Result<Destination, Error> {
         let target = &self.target;
+        let mut allowed = Vec::new();
         let mut refused = None;
-        for ip in addresses {
+        for ip in addresses.into_iter().map(address::canonical) {
             match address_allowed(&self.allow_hosts, target, ip) {
-                Ok(()) => {
-                    let tls_name = (target.scheme == Scheme::Https).then(|| target.host.clone());
-                    return Ok(Destination { address: SocketAddr::new(address::canonical(ip), target.port), tls_name });
-                }
+                Ok(()) => allowed.push(SocketAddr::new(ip, target.port)),
                 Err(class) => {
-                    refused.get_or_insert((address::canonical(ip), class));
+                    refused.get_or_insert((ip, class));
                 }
             }
+        }
+        if !allowed.is_empty() {
+            let tls_name = (target.scheme == Scheme::Https).then(|| target.host.clone());
+            return Ok(Destination { addresses: allowed, tls_name });
         }
         let Some((ip, class)) = refused else {
             return Err(Error::DnsError { rcode: Some("the name has no addresses".into()), info_code: None });
@@ -322,5 +325,59 @@ impl AddressCheck {
         log_refusal(&self.redactor, request.uri());
         self.events.deny(DeniedRequest { request: describe(request), reason, grant: Some(grant) });
         Err(Error::DestinationIpProhibited)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bytes::Bytes;
+    use http_body_util::{BodyExt, Empty};
+
+    use super::*;
+
+    fn gate(patterns: &[&str]) -> HttpGate {
+        let patterns: Vec<HostPattern> = patterns.iter().map(|p| p.parse().expect("pattern")).collect();
+        HttpGate::new(patterns.into(), 100, Resolver::default(), RequestSlots::default(), Redactor::default())
+    }
+
+    fn request(uri: &str) -> http::Request<WasiBody> {
+        let body = Empty::<Bytes>::new().map_err(|never| match never {}).boxed_unsync();
+        http::Request::get(uri).body(body).expect("request")
+    }
+
+    #[test]
+    fn denials_name_the_rule_and_the_grant_that_would_allow_them() {
+        let gate = gate(&["example.com", "127.0.0.1:8080"]);
+        assert!(gate.check_url(&request("https://example.com/a?b")).is_ok());
+        assert!(gate.check_url(&request("http://EXAMPLE.com./")).is_ok());
+        assert!(gate.check_url(&request("http://127.0.0.1:8080/")).is_ok());
+        let grant = |uri: &str| gate.check_url(&request(uri)).err().and_then(|denied| denied.grant);
+        assert_eq!(grant("https://evil.net/x").as_deref(), Some("evil.net"));
+        assert_eq!(grant("http://example.com:8080/").as_deref(), Some("example.com:8080"));
+        assert_eq!(grant("http://[::1]:9000/").as_deref(), Some("[::1]:9000"));
+        let denial = gate.check_url(&request("https://evil.net/x?q=1")).err().expect("denied");
+        assert_eq!(denial.request, "GET https://evil.net/x?q=1");
+        assert!(denial.reason.contains("not on this tool's allow-list"), "{}", denial.reason);
+        let userinfo = gate.check_url(&request("http://127.0.0.1:8080@example.com/")).err().expect("denied");
+        assert!(userinfo.reason.contains("user name or password") && userinfo.grant.is_none());
+        let long = gate.check_url(&request(&format!("https://evil.net/{}", "a".repeat(10_000)))).err().expect("denied");
+        assert!(long.request.len() <= MAX_REQUEST_BYTES, "{}", long.request.len());
+    }
+
+    #[test]
+    fn names_reach_special_addresses_only_through_an_entry_naming_them() {
+        let patterns: Vec<HostPattern> =
+            ["*.example.com", "10.0.0.5", "localhost:3000"].iter().map(|p| p.parse().expect("pattern")).collect();
+        let target = |host: &str, port: u16| Target { scheme: Scheme::Http, host: host.into(), port };
+        let allowed = |host: &str, port: u16, ip: &str| {
+            address_allowed(&patterns, &target(host, port), ip.parse().expect("ip")).is_ok()
+        };
+        assert!(allowed("api.example.com", 80, "93.184.215.14"), "public");
+        assert!(!allowed("api.example.com", 80, "127.0.0.1"), "loopback");
+        assert!(!allowed("api.example.com", 80, "::ffff:169.254.169.254"), "mapped link-local");
+        assert!(allowed("api.example.com", 80, "10.0.0.5"), "named by an entry");
+        assert!(!allowed("api.example.com", 80, "10.0.0.6"), "a neighbour is not");
+        assert!(allowed("localhost", 3000, "::1"), "localhost under a localhost entry");
+        assert!(!allowed("localhost", 3001, "127.0.0.1"), "another port");
     }
 }
