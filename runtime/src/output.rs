@@ -21,16 +21,38 @@ pub(crate) fn check_output(
     }
     let value: Value = serde_json::from_str(&result)
         .map_err(|err| CallError::InvalidOutput { reason: format!("it is not JSON ({err})") })?;
-    let mut redacted = value.clone();
-    let changed = !redactor.is_empty() && redactor.json(&mut redacted);
-    let text = if changed { redacted.to_string() } else { result };
+    // The unredacted value is kept only when redaction changed something: to tell whether
+    // redaction alone broke the output schema.
+    let (value, original) = match redact(value, redactor) {
+        Redacted::Unchanged(value) => (value, None),
+        Redacted::Changed { redacted, original } => (redacted, Some(original)),
+    };
+    let text = if original.is_some() { value.to_string() } else { result };
     if text.len() as u64 > max_bytes {
         return Err(too_large(text.len()));
     }
     if let Some(schema) = schema {
-        check_schema(schema, &redacted, changed.then_some(&value))?;
+        check_schema(schema, &value, original.as_ref())?;
     }
     Ok(text)
+}
+
+enum Redacted {
+    Unchanged(Value),
+    Changed { redacted: Value, original: Value },
+}
+
+/// The value with secrets replaced; copied only when the tool has secrets.
+fn redact(value: Value, redactor: &Redactor) -> Redacted {
+    if redactor.is_empty() {
+        return Redacted::Unchanged(value);
+    }
+    let mut redacted = value.clone();
+    if redactor.json(&mut redacted) {
+        Redacted::Changed { redacted, original: value }
+    } else {
+        Redacted::Unchanged(value)
+    }
 }
 
 /// Checks the redacted result against the output schema. When only redaction broke it
