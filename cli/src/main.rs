@@ -3,16 +3,19 @@
 mod parse;
 
 use std::io::Read as _;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{Map, Value, json};
+use toolcell_mcp::{Catalog, ContextHeader, HttpOptions};
 use toolcell_runtime::{
     CallError, DirGrant, EnvGrant, Grants, HostPattern, LimitOverrides, Policy, RequestedCapabilities, Runtime,
-    ToolCall,
+    RuntimeBuilder, ToolCall,
 };
 
 /// Exit code when the tool call itself failed (the printed output says how).
@@ -95,6 +98,48 @@ enum Command {
     /// Call a tool and print its output as JSON. Exit code 0 when the call succeeded, 1 when
     /// it failed (the output says why), 2 for a usage error.
     Invoke(Box<InvokeArgs>),
+    /// Serve every tool to MCP clients, over stdio (the default) or streamable HTTP at /mcp.
+    /// Policy, cache and limits apply as for `invoke`. Logs go to stderr (TOOLCELL_LOG).
+    Serve(Box<ServeArgs>),
+}
+
+#[derive(Debug, Args)]
+struct ServeArgs {
+    /// stdio: one client on stdin/stdout. http: streamable HTTP at http://LISTEN/mcp.
+    #[arg(long, value_enum, default_value_t = Transport::Stdio)]
+    transport: Transport,
+    /// Where the HTTP server listens. Off loopback, --token is required.
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8000")]
+    listen: SocketAddr,
+    /// Bearer token HTTP clients must send (`Authorization: Bearer TOKEN`); at least 16
+    /// characters. Prefer the environment variable: a flag is visible to other users in `ps`.
+    #[arg(long, env = "TOOLCELL_TOKEN", hide_env_values = true, value_name = "TOKEN")]
+    token: Option<String>,
+    /// Allow browser pages from this origin (e.g. https://app.example.com:443) besides
+    /// loopback ones; requests from other origins get 403. Repeatable.
+    #[arg(long, value_name = "ORIGIN")]
+    allow_origin: Vec<String>,
+    /// Copy an HTTP request header into each call's host context: HEADER=key, e.g.
+    /// X-User-Id=user_id. Never part of the schema. Repeatable.
+    #[arg(long, value_name = "HEADER=KEY")]
+    context_header: Vec<ContextHeader>,
+    /// Keep no session state for clients of revisions before 2026-07-28 either, so that any
+    /// replica behind a load balancer can serve any request. They then get no list-change
+    /// notifications.
+    #[arg(long)]
+    stateless: bool,
+    /// Largest HTTP request body accepted, e.g. 4MiB.
+    #[arg(long, value_name = "SIZE", value_parser = parse::size, default_value = "4MiB")]
+    max_body: u64,
+    /// On SIGINT or SIGTERM, how long calls in flight may take to finish before they are stopped.
+    #[arg(long, value_name = "DURATION", value_parser = parse::duration, default_value = "10s")]
+    shutdown_grace: Duration,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Transport {
+    Stdio,
+    Http,
 }
 
 #[derive(Debug, Args)]
@@ -190,6 +235,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Check { file } => check(source, &file).await,
         Command::Schema { tool, json } => schema(source, &tool, json).await,
         Command::Invoke(args) => invoke(source, *args).await,
+        Command::Serve(args) => serve(source, *args).await,
     }
 }
 
@@ -392,6 +438,56 @@ async fn invoke(source: Source<'_>, args: InvokeArgs) -> anyhow::Result<ExitCode
     Ok(if output.is_error { ExitCode::from(EXIT_TOOL_ERROR) } else { ExitCode::SUCCESS })
 }
 
+async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let runtime = builder(source, None, None).build().await?;
+    warn_diagnostics(&runtime);
+    let tools = runtime.definitions().len();
+    let catalog = Arc::new(Catalog::new(runtime));
+    match args.transport {
+        Transport::Stdio => {
+            tracing::info!(tools, "serving MCP over stdio");
+            toolcell_mcp::serve_stdio(catalog).await?;
+        }
+        Transport::Http => {
+            let mut options = HttpOptions::default();
+            options.listen = args.listen;
+            options.token = args.token;
+            options.allowed_origins = args.allow_origin;
+            options.context_headers = args.context_header;
+            options.stateless = args.stateless;
+            options.max_body_bytes = usize::try_from(args.max_body).unwrap_or(usize::MAX);
+            options.shutdown_grace = args.shutdown_grace;
+            let listener = toolcell_mcp::bind(&options).await?;
+            let address = listener.local_addr()?;
+            eprintln!("serving {tools} tools over MCP at http://{address}/mcp");
+            toolcell_mcp::serve_on(listener, catalog, options, shutdown_signal()).await?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Completes on SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    let interrupted = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let terminate = async {
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(mut terminate) => {
+                    terminate.recv().await;
+                }
+                Err(_) => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            _ = interrupted => {}
+            () = terminate => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = interrupted.await;
+}
+
 /// What the operator (the person at the command line, not the model) can grant to make a
 /// failed call possible: capabilities the tool asks for or tried to use and does not have.
 fn operator_hints(runtime: &Runtime, tool: &str, error: Option<&CallError>) -> Vec<String> {
@@ -465,21 +561,26 @@ fn names_a_file(tool: &str) -> bool {
 async fn load(source: Source<'_>, file: Option<&Path>, grants: Option<(&str, &Grants)>) -> anyhow::Result<Runtime> {
     // The person at the command line is the operator: `--fuel`, `--timeout` and `--memory`
     // may raise the limits of the policy file.
-    let mut builder = Runtime::builder().policy(source.policy.clone()).allow_raising_limits_per_call();
+    Ok(builder(source, file, grants).allow_raising_limits_per_call().build().await?)
+}
+
+/// A runtime builder over one file, a tools folder, or the built-in tools, with the policy
+/// and `grants` for one tool.
+fn builder(source: Source<'_>, file: Option<&Path>, grants: Option<(&str, &Grants)>) -> RuntimeBuilder {
+    let mut builder = Runtime::builder().policy(source.policy.clone());
     if let Some(cache) = source.cache {
         builder = builder.compile_cache(cache);
     }
     if let Some((tool, grants)) = grants {
         builder = builder.grant(tool, grants.clone());
     }
-    let builder = match (file, source.tools_dir) {
+    match (file, source.tools_dir) {
         (Some(file), _) => builder.component_file(file),
         (None, Some(dir)) => builder.tools_dir(dir),
         (None, None) => toolcell_tools::ALL
             .iter()
             .fold(builder, |builder, (file, bytes)| builder.component_bytes(format!("builtin:{file}"), *bytes)),
-    };
-    Ok(builder.build().await?)
+    }
 }
 
 fn warn_diagnostics(runtime: &Runtime) {

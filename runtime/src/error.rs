@@ -121,6 +121,12 @@ pub enum CallError {
         /// The most of it one call may hold.
         limit: u64,
     },
+    /// The caller cancelled the call before it finished (an MCP client's
+    /// `notifications/cancelled`, or an embedding's cancellation token); the tool was stopped.
+    Cancelled {
+        /// How long the call had run, in milliseconds, when it was stopped.
+        after_ms: u64,
+    },
     /// The host could not run the call, for a reason that is neither the model's nor the
     /// tool's.
     Internal {
@@ -174,6 +180,7 @@ impl CallError {
             Self::HttpDenied { .. } => "http_denied",
             Self::HttpResponseTooLarge { .. } => "http_response_too_large",
             Self::ResourceLimit { .. } => "resource_limit",
+            Self::Cancelled { .. } => "cancelled",
             Self::Internal { .. } => "internal",
         }
     }
@@ -190,6 +197,7 @@ impl CallError {
             | Self::RejectedArguments { .. }
             | Self::OutputTooLarge { .. }
             | Self::HttpResponseTooLarge { .. }
+            | Self::Cancelled { .. }
             | Self::Internal { .. } => true,
             Self::ToolFailed { retryable, .. } => *retryable,
             // Another URL may be allowed; with nothing allowed, no call can succeed.
@@ -357,6 +365,11 @@ impl fmt::Display for CallError {
                 f,
                 "The tool was stopped: it needed more than the host allows one call, which is at most {limit} \
                  {resource}. Do not retry the same call; a smaller input may fit."
+            ),
+            Self::Cancelled { after_ms } => write!(
+                f,
+                "The call was cancelled after {after_ms} ms, before the tool finished; it returned nothing. \
+                 Call the tool again if you still need its result."
             ),
             Self::Internal { message } => write!(
                 f,

@@ -4,6 +4,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use tokio_util::sync::CancellationToken;
+
 use wasmtime::component::ResourceTableError;
 use wasmtime::{Engine, PoolConcurrencyLimitError, Store, Trap, UpdateDeadline};
 use wasmtime_wasi_http::FieldMapError;
@@ -55,15 +57,17 @@ impl Execution {
 }
 
 /// Instantiates the component in a new store granting `access` and calls `export`, stopping
-/// the guest when it runs out of fuel, memory or time. Must run inside a tokio runtime (the
-/// timeout uses its timer).
+/// the guest when it runs out of fuel, memory or time, or when `cancel` fires. Must run
+/// inside a tokio runtime (the timeout uses its timer).
 pub(crate) async fn execute(
     engine: &Engine,
     limits: &Limits,
     access: &Access,
     network: &Network,
     export: Export<'_>,
+    cancel: Option<&CancellationToken>,
 ) -> Execution {
+    let started = Instant::now();
     let deadline = deadline_after(limits.timeout);
     let sandbox = match Sandbox::new(limits, access, network, deadline) {
         Ok(sandbox) => sandbox,
@@ -85,8 +89,17 @@ pub(crate) async fn execute(
     });
     store.set_epoch_deadline(1);
 
-    // The epoch callback stops a guest that computes; this stops one blocked in a host call.
-    let finished = tokio::time::timeout(limits.timeout, run(&mut store, export)).await;
+    // The epoch callback stops a guest that computes; the timeout stops one blocked in a host
+    // call. Cancellation drops the run wherever it is: a computing guest yields at every
+    // epoch tick, so it is stopped within one tick.
+    let running = tokio::time::timeout(limits.timeout, run(&mut store, export));
+    let finished = match cancel {
+        None => running.await.map_err(|_elapsed| Stopped::Timeout),
+        Some(cancel) => tokio::select! {
+            finished = running => finished.map_err(|_elapsed| Stopped::Timeout),
+            () = cancel.cancelled() => Err(Stopped::Cancelled),
+        },
+    };
 
     let fuel_consumed = limits.fuel.saturating_sub(store.get_fuel().unwrap_or(0));
     let sandbox = store.data();
@@ -103,13 +116,23 @@ pub(crate) async fn execute(
             });
             Err(classify(&failure, sandbox, &diagnostics.stderr, limits))
         }
-        Err(_elapsed) => {
+        Err(Stopped::Timeout) => {
             diagnostics.detail = Some("stopped by the wall-clock timeout while waiting in a host call".into());
             Err(timeout(limits))
+        }
+        Err(Stopped::Cancelled) => {
+            diagnostics.detail = Some("stopped because the caller cancelled the call".into());
+            Err(CallError::Cancelled { after_ms: millis(started.elapsed()) })
         }
     };
     let peak_memory_bytes = sandbox.memory.peak;
     Execution { outcome, fuel_consumed, peak_memory_bytes, diagnostics, http: sandbox.gate.events.clone() }
+}
+
+/// Why a run was stopped from outside the guest.
+enum Stopped {
+    Timeout,
+    Cancelled,
 }
 
 /// When a call that starts now must end; far in the future rather than overflowing for an
@@ -217,5 +240,9 @@ fn host_failure(err: &wasmtime::Error) -> Option<CallError> {
 }
 
 fn timeout(limits: &Limits) -> CallError {
-    CallError::Timeout { limit_ms: u64::try_from(limits.timeout.as_millis()).unwrap_or(u64::MAX) }
+    CallError::Timeout { limit_ms: millis(limits.timeout) }
+}
+
+pub(crate) fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }

@@ -59,3 +59,5 @@ pub use policy::{
     RequestedCapabilities, RequestedDirectory,
 };
 pub use runtime::{Runtime, RuntimeBuilder, RuntimeError};
+/// Cancels a call started with [`Runtime::call_cancellable`] (re-exported from `tokio-util`).
+pub use tokio_util::sync::CancellationToken;

@@ -243,7 +243,7 @@ pub(crate) async fn load(
 /// Calls a describing export (`metadata`, `capabilities`) in a sandbox that grants nothing.
 async fn call_once(engine: &Engine, source: &str, limits: &Limits, export: Export<'_>) -> Result<Returned, String> {
     let name = if matches!(export, Export::Capabilities(_)) { "capabilities" } else { "metadata" };
-    let execution = execute(engine, limits, &Access::default(), &Network::default(), export).await;
+    let execution = execute(engine, limits, &Access::default(), &Network::default(), export, None).await;
     execution.outcome.map_err(|err| {
         let detail = execution.diagnostics.detail.unwrap_or_default();
         tracing::warn!(%source, kind = err.kind(), %detail, stderr = %execution.diagnostics.stderr, "{name}() failed");

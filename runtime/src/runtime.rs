@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 use wasmtime::Engine;
 
@@ -17,7 +18,7 @@ use crate::cache::{self, CompileCache};
 use crate::call::{Arguments, Diagnostics, ToolCall, ToolOutput, Usage};
 use crate::engine::{EpochTicker, Pooling, new_engine};
 use crate::error::CallError;
-use crate::execute::{Execution, Export, Returned, execute};
+use crate::execute::{Execution, Export, Returned, execute, millis};
 use crate::http::{HttpEvents, RequestSlots, Resolver};
 use crate::limits::{LimitOverrides, Limits};
 use crate::link::Linkers;
@@ -506,7 +507,16 @@ impl Runtime {
     /// [`CallError`] when it failed). Must run inside a tokio runtime.
     pub async fn call(&self, call: ToolCall) -> ToolOutput {
         let span = tracing::info_span!("tool_call", tool.name = %call.name, tool_call.id = %call.id);
-        self.run(call).instrument(span).await
+        self.run(call, None).instrument(span).await
+    }
+
+    /// Runs one call, as [`Self::call`], and stops it when `cancel` is cancelled: a call
+    /// waiting for a slot leaves the queue, and a running tool is stopped within one epoch
+    /// tick (10 ms) whether it computes or waits in a host call. The output is then a
+    /// [`CallError::Cancelled`], and the call's slot is free for the next one.
+    pub async fn call_cancellable(&self, call: ToolCall, cancel: &CancellationToken) -> ToolOutput {
+        let span = tracing::info_span!("tool_call", tool.name = %call.name, tool_call.id = %call.id);
+        self.run(call, Some(cancel)).instrument(span).await
     }
 
     /// Runs several calls concurrently (as a model's parallel tool calls), returning their
@@ -532,7 +542,7 @@ impl Runtime {
     }
 
     /// One call: parse → validate → admit → execute → classify → redact.
-    async fn run(&self, call: ToolCall) -> ToolOutput {
+    async fn run(&self, call: ToolCall, cancel: Option<&CancellationToken>) -> ToolOutput {
         let started = Instant::now();
         let refused = |error: CallError| {
             tracing::debug!(kind = error.kind(), "call refused");
@@ -546,11 +556,18 @@ impl Runtime {
             Ok(arguments) => arguments,
             Err(error) => return refused(error),
         };
-        let _admitted = match self.inner.admission.admit().await {
+        let admitted = match cancel {
+            None => self.inner.admission.admit().await,
+            Some(cancel) => tokio::select! {
+                admitted = self.inner.admission.admit() => admitted,
+                () = cancel.cancelled() => Err(CallError::Cancelled { after_ms: millis(started.elapsed()) }),
+            },
+        };
+        let _admitted = match admitted {
             Ok(permit) => permit,
             Err(error) => return refused(error),
         };
-        let execution = self.execute(entry, &limits, &call, &arguments).await;
+        let execution = self.execute(entry, &limits, &call, &arguments, cancel).await;
         let usage = usage(started, execution.fuel_consumed, execution.peak_memory_bytes);
         let (result, diagnostics) = classify(entry, &limits, execution);
         let (result, diagnostics) = redact(&entry.access.redactor, &limits, result, diagnostics);
@@ -572,12 +589,19 @@ impl Runtime {
     }
 
     /// Runs the tool on exactly the arguments that were validated.
-    async fn execute(&self, entry: &ToolEntry, limits: &Limits, call: &ToolCall, arguments: &Value) -> Execution {
+    async fn execute(
+        &self,
+        entry: &ToolEntry,
+        limits: &Limits,
+        call: &ToolCall,
+        arguments: &Value,
+        cancel: Option<&CancellationToken>,
+    ) -> Execution {
         let arguments = arguments.to_string();
         let context =
             CallContext { call_id: call.id.clone(), host_context: Value::Object(call.context.clone()).to_string() };
         let export = Export::Invoke { pre: &entry.tool.pre, arguments: &arguments, context: &context };
-        execute(&self.inner.engine, limits, &entry.access, &self.inner.network, export).await
+        execute(&self.inner.engine, limits, &entry.access, &self.inner.network, export, cancel).await
     }
 
     fn unknown_tool(&self, name: &str) -> CallError {

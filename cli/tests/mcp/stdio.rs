@@ -1,0 +1,141 @@
+//! Over stdio, with `rmcp`'s client and with raw JSON-RPC lines.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use rmcp::model::ErrorCode;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+use crate::common::{ToolsDir, call, error_kind, serve_command, stdio_client, text};
+
+#[tokio::test]
+async fn lists_every_tool_in_name_order_with_the_schemas_the_runtime_validates() {
+    let client = stdio_client(&[]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+    assert_eq!(names, ["calculator", "datetime", "files", "http_fetch", "json_query", "regex", "unit_convert"]);
+
+    let listed = std::process::Command::new(crate::common::TOOLCELL).args(["list", "--json"]).output().unwrap();
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    for (tool, definition) in tools.iter().zip(listed["tools"].as_array().unwrap()) {
+        assert_eq!(Value::Object((*tool.input_schema).clone()), definition["parameters"], "{}", tool.name);
+        assert_eq!(tool.description.as_deref(), definition["description"].as_str());
+        // Every standard tool returns objects; `files` declares a union of them, which MCP
+        // gets with `"type": "object"` added at the root.
+        let mut expected = definition["output_schema"].clone();
+        expected["type"] = json!("object");
+        let output_schema = tool.output_schema.as_ref().map(|schema| Value::Object((**schema).clone()));
+        assert_eq!(output_schema, Some(expected), "{}", tool.name);
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_success_is_text_plus_structured_content() {
+    let client = stdio_client(&[]).await;
+    let result = client.call_tool(call("calculator", json!({"expression": "2 * (3 + 4)"}))).await.unwrap();
+    assert_eq!(result.is_error, Some(false));
+    assert_eq!(serde_json::from_str::<Value>(&text(&result)).unwrap(), json!({"value": 14.0}));
+    assert_eq!(result.structured_content, Some(json!({"value": 14.0})));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn every_failure_a_model_or_tool_causes_is_a_result_with_the_runtimes_message() {
+    let dir = ToolsDir::with(
+        "failures",
+        &[
+            toolcell_tests::ECHO,
+            toolcell_tests::REJECTS_ARGUMENTS,
+            toolcell_tests::FAILS_RETRYABLY,
+            toolcell_tests::PANIC,
+            toolcell_tests::MEMORY_BOMB,
+            toolcell_tests::NON_JSON_OUTPUT,
+            toolcell_tests::BIG_OUTPUT,
+            toolcell_tests::STACK_OVERFLOW,
+        ],
+    );
+    let client = stdio_client(&["--tools-dir", dir.path().to_str().unwrap()]).await;
+    let cases = [
+        (call("echo", json!({"text": "hi"})), "invalid_arguments", "`count` is missing"),
+        (call("echo", json!({"text": "hi", "count": 99})), "invalid_arguments", "/count"),
+        (call("rejects_arguments", json!({"number": 7})), "rejected_arguments", "`number` must be 42"),
+        (call("fails_retryably", json!({"transient": true})), "tool_failed", "calling again may succeed"),
+        (call("panic", json!({})), "crashed", "panicked"),
+        (call("memory_bomb", json!({})), "memory_limit", "more memory than its limit"),
+        (call("non_json_output", json!({})), "invalid_output", "invalid result"),
+        (call("big_output", json!({"bytes": 2_000_000})), "output_too_large", "over the limit"),
+        (call("stack_overflow", json!({})), "crashed", "overflowed its stack"),
+    ];
+    for (request, kind, says) in cases {
+        let tool = request.name.clone();
+        let result = client.call_tool(request).await.unwrap_or_else(|err| panic!("{tool}: not a result: {err}"));
+        assert_eq!(error_kind(&result), kind, "{tool}");
+        let message = text(&result);
+        assert!(message.contains(says), "{tool}: {message}");
+        assert!(result.structured_content.is_none(), "{tool}: an error has no structured content");
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_unknown_tool_is_an_invalid_params_error_that_suggests_the_right_name() {
+    let client = stdio_client(&[]).await;
+    let error = client.call_tool(call("calculater", json!({}))).await.unwrap_err();
+    let rmcp::ServiceError::McpError(error) = error else { panic!("a JSON-RPC error, not {error:?}") };
+    assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+    assert!(error.message.contains("Did you mean `calculator`?"), "{}", error.message);
+    assert_eq!(error.data.unwrap()["kind"], "unknown_tool");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_json_rpc_request_id_is_the_call_id() {
+    let dir = ToolsDir::with("call-id", &[toolcell_tests::ECHO]);
+    let client = stdio_client(&["--tools-dir", dir.path().to_str().unwrap()]).await;
+    let first = client.call_tool(call("echo", json!({"text": "a", "count": 1}))).await.unwrap();
+    let second = client.call_tool(call("echo", json!({"text": "b", "count": 1}))).await.unwrap();
+    let id = |result: &rmcp::model::CallToolResult| {
+        result.structured_content.as_ref().unwrap()["call_id"].as_str().unwrap().parse::<u64>().unwrap()
+    };
+    assert_eq!(id(&second), id(&first) + 1, "rmcp numbers its requests 1, 2, 3...");
+    client.cancel().await.unwrap();
+}
+
+/// Raw lines, so nothing in a client library can hide a stray byte on stdout.
+#[tokio::test]
+async fn stdout_carries_only_protocol_messages_and_the_server_exits_when_stdin_closes() {
+    let dir = ToolsDir::with("stdout", &[toolcell_tests::CHATTY]);
+    let mut child = serve_command(&["--tools-dir", dir.path().to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let messages = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "chatty", "arguments": {}}}),
+    ];
+    for message in messages {
+        stdin.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+    }
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut replies = Vec::new();
+    while replies.len() < 2 {
+        let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line()).await.unwrap().unwrap().unwrap();
+        let reply: Value = serde_json::from_str(&line).unwrap_or_else(|_| panic!("not JSON-RPC on stdout: {line}"));
+        assert_eq!(reply["jsonrpc"], "2.0", "{line}");
+        replies.push(reply);
+    }
+    assert_eq!(replies[0]["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(replies[1]["result"]["content"][0]["text"], "\"done\"");
+
+    drop(stdin);
+    let status = tokio::time::timeout(Duration::from_secs(30), child.wait()).await.expect("exits on EOF").unwrap();
+    assert!(status.success(), "{status}");
+    assert_eq!(lines.next_line().await.unwrap(), None, "nothing after the replies");
+}

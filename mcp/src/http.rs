@@ -1,0 +1,260 @@
+//! Streamable HTTP: `/mcp` (the SDKs' convention) and `/healthz`, on loopback by default.
+//! Off loopback a bearer token is required. Foreign `Origin`s are refused (DNS
+//! rebinding), bodies are size-limited, and shutdown lets calls in flight finish.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::json;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::ServeError;
+use crate::catalog::Catalog;
+use crate::context::ContextHeader;
+use crate::handler::ToolServer;
+
+/// Where and how to serve over HTTP.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct HttpOptions {
+    /// The address to listen on. Default: `127.0.0.1:8000`.
+    pub listen: SocketAddr,
+    /// The bearer token clients must send. Required off loopback.
+    pub token: Option<String>,
+    /// Browser origins allowed besides the loopback ones (`https://app.example.com`).
+    pub allowed_origins: Vec<String>,
+    /// Request headers copied into each call's host context.
+    pub context_headers: Vec<ContextHeader>,
+    /// Keep no session state on the server, for any protocol revision: any replica can
+    /// serve any request. Revision 2026-07-28 is always served this way. Clients of older
+    /// revisions then get no `notifications/tools/list_changed`.
+    pub stateless: bool,
+    /// The largest request body accepted.
+    pub max_body_bytes: usize,
+    /// How long shutdown waits for calls in flight before it stops them.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8000)),
+            token: None,
+            allowed_origins: Vec::new(),
+            context_headers: Vec::new(),
+            stateless: false,
+            max_body_bytes: 4 << 20,
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// The shortest bearer token accepted.
+pub const MIN_TOKEN_CHARS: usize = 16;
+
+/// Origins a page served from this machine has; everything else is refused.
+const LOOPBACK_ORIGINS: [&str; 3] = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"];
+
+/// Serves the catalog over streamable HTTP until `shutdown` completes, then lets calls in
+/// flight finish (for at most [`HttpOptions::shutdown_grace`]) and returns.
+///
+/// # Errors
+/// When the address is not loopback and no token is set, or it cannot be bound.
+pub async fn serve_http(
+    catalog: Arc<Catalog>,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let listener = bind(&options).await?;
+    let address = listener.local_addr().map_err(|source| ServeError::Bind { address: options.listen, source })?;
+    tracing::info!(%address, "serving MCP over HTTP at http://{address}/mcp");
+    serve_on(listener, catalog, options, shutdown).await
+}
+
+/// Serves on a listener already bound (tests bind port 0 and read the address).
+///
+/// # Errors
+/// When the listener is not on loopback and no token is set.
+pub async fn serve_on(
+    listener: TcpListener,
+    catalog: Arc<Catalog>,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let address = listener.local_addr().map_err(|source| ServeError::Bind { address: options.listen, source })?;
+    check_token(&options, address)?;
+    let sessions_ended = CancellationToken::new();
+    let router = router(catalog.clone(), &options, address, sessions_ended.clone());
+
+    let stopping = CancellationToken::new();
+    let stop = stopping.clone();
+    tokio::spawn(async move {
+        shutdown.await;
+        stop.cancel();
+    });
+    let drained = {
+        let stopping = stopping.clone();
+        let grace = options.shutdown_grace;
+        tokio::spawn(async move {
+            stopping.cancelled().await;
+            tracing::info!("shutting down: no new connections; letting calls in flight finish");
+            drain(&catalog, grace).await;
+            // Ends sessions and their event streams, so the last connections close.
+            sessions_ended.cancel();
+        })
+    };
+    let serving = axum::serve(listener, router).with_graceful_shutdown(stopping.clone().cancelled_owned());
+    // Connections that outlive the calls (a client that keeps a stream open) get a little
+    // longer, then the server returns regardless.
+    let bounded = async {
+        stopping.cancelled().await;
+        tokio::time::sleep(options.shutdown_grace + Duration::from_secs(1)).await;
+    };
+    tokio::select! {
+        served = serving => served.map_err(ServeError::Io)?,
+        () = bounded => tracing::warn!("shutdown: connections still open after the grace period; closing them"),
+    }
+    drained.abort();
+    Ok(())
+}
+
+/// Binds [`HttpOptions::listen`], refusing an address off loopback without a token.
+///
+/// # Errors
+/// Without a token off loopback, with a weak token, or when the address cannot be bound.
+pub async fn bind(options: &HttpOptions) -> Result<TcpListener, ServeError> {
+    check_token(options, options.listen)?;
+    TcpListener::bind(options.listen).await.map_err(|source| ServeError::Bind { address: options.listen, source })
+}
+
+fn check_token(options: &HttpOptions, address: SocketAddr) -> Result<(), ServeError> {
+    match &options.token {
+        None if !address.ip().is_loopback() => Err(ServeError::TokenRequired { address }),
+        Some(token) if token.chars().count() < MIN_TOKEN_CHARS => {
+            Err(ServeError::WeakToken { chars: token.chars().count() })
+        }
+        _ => Ok(()),
+    }
+}
+
+fn router(
+    catalog: Arc<Catalog>,
+    options: &HttpOptions,
+    address: SocketAddr,
+    sessions_ended: CancellationToken,
+) -> Router {
+    let mut config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(!options.stateless)
+        .with_json_response(options.stateless)
+        .with_max_request_body_bytes(options.max_body_bytes)
+        .with_cancellation_token(sessions_ended)
+        .with_allowed_origins(
+            LOOPBACK_ORIGINS.iter().map(|origin| (*origin).to_owned()).chain(options.allowed_origins.iter().cloned()),
+        )
+        .enforce_origin_validation();
+    if !address.ip().is_loopback() {
+        // Clients reach a public server by names the server cannot know; the token (which a
+        // rebinding page cannot send) protects it instead of the Host check.
+        config = config.disable_allowed_hosts();
+    }
+    let headers: Arc<[ContextHeader]> = options.context_headers.clone().into();
+    let health = catalog.clone();
+    let mcp = StreamableHttpService::new(
+        move || Ok(ToolServer::new(catalog.clone(), headers.clone())),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let token: Option<Arc<str>> = options.token.as_deref().map(Arc::from);
+    Router::new()
+        .route_service("/mcp", mcp)
+        .route_layer(middleware::from_fn_with_state(token, require_token))
+        .route("/healthz", get(move || healthz(health.clone())))
+}
+
+/// `GET /healthz`: 200 with the number of tools, for load balancers and probes.
+async fn healthz(catalog: Arc<Catalog>) -> Response {
+    let runtime = catalog.runtime();
+    let body = json!({ "status": "ok", "tools": runtime.definitions().len(), "calls": runtime.calls_in_flight() });
+    axum::Json(body).into_response()
+}
+
+/// Refuses a request without the bearer token, when one is set.
+async fn require_token(State(token): State<Option<Arc<str>>>, request: Request, next: Next) -> Response {
+    let Some(token) = token else {
+        return next.run(request).await;
+    };
+    let presented = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "));
+    match presented {
+        Some(presented) if constant_time_eq(presented.as_bytes(), token.as_bytes()) => next.run(request).await,
+        presented => {
+            let message = if presented.is_some() {
+                "the bearer token is wrong: send the server's token as `Authorization: Bearer <token>`"
+            } else {
+                "this server requires a bearer token: send `Authorization: Bearer <token>` (the operator set it \
+                 with --token or TOOLCELL_TOKEN)"
+            };
+            let mut response = (StatusCode::UNAUTHORIZED, axum::Json(json!({ "error": message }))).into_response();
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static(r#"Bearer realm="toolcell""#));
+            response
+        }
+    }
+}
+
+/// Compares without an early exit, so timing does not reveal how much of a guess is right.
+/// (The length can differ quickly; it is not the secret.)
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    std::hint::black_box(a.iter().zip(b).fold(0u8, |difference, (x, y)| difference | (x ^ y))) == 0
+}
+
+/// Waits until no call is running or queued, or `grace` has passed.
+async fn drain(catalog: &Catalog, grace: Duration) {
+    let until = Instant::now() + grace;
+    loop {
+        let calls = catalog.runtime().calls_in_flight();
+        if calls.running + calls.waiting == 0 {
+            return;
+        }
+        if Instant::now() >= until {
+            tracing::warn!(
+                running = calls.running,
+                waiting = calls.waiting,
+                "shutdown: stopping calls still in flight"
+            );
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_compare_equal_only_when_identical() {
+        assert!(constant_time_eq(b"secret-token", b"secret-token"));
+        assert!(!constant_time_eq(b"secret-token", b"secret-tokeN"));
+        assert!(!constant_time_eq(b"secret", b"secret-token"));
+        assert!(!constant_time_eq(b"", b"x"));
+    }
+}

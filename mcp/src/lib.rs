@@ -1,0 +1,82 @@
+//! Serve toolcell tools to any MCP client: every tool of a [`Runtime`] becomes an MCP tool,
+//! with the runtime's limits, policy and model-readable errors.
+//!
+//! - [`serve_stdio`]: one client on stdin/stdout (desktop assistants, IDEs, agent SDKs that
+//!   start the server as a process).
+//! - [`serve_http`]: streamable HTTP at `/mcp`, many clients at once.
+//!
+//! Both serve every protocol revision `rmcp` knows, from 2024-11-05 to 2026-07-28 (which
+//! has no `initialize` handshake and no sessions). `tools/call` goes through
+//! [`Runtime::call_cancellable`]: a failure is a result with `isError` and the runtime's
+//! message, and `notifications/cancelled` stops the tool.
+//!
+//! [`Runtime`]: toolcell_runtime::Runtime
+//! [`Runtime::call_cancellable`]: toolcell_runtime::Runtime::call_cancellable
+
+mod catalog;
+mod context;
+pub mod convert;
+mod handler;
+mod http;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use rmcp::ServiceExt;
+
+pub use catalog::Catalog;
+pub use context::{ContextHeader, ContextHeaderError};
+pub use handler::ToolServer;
+pub use http::{HttpOptions, MIN_TOKEN_CHARS, bind, serve_http, serve_on};
+
+/// Why serving stopped or could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// Serving off loopback without a token would let anyone who can reach the port run
+    /// the tools.
+    #[error(
+        "refusing to serve on {address} without a bearer token: anyone who can reach it could run the tools. \
+         Set --token (or TOOLCELL_TOKEN), or listen on 127.0.0.1"
+    )]
+    TokenRequired {
+        /// The address.
+        address: SocketAddr,
+    },
+    /// A token short enough to guess.
+    #[error(
+        "the bearer token has {chars} characters; use at least {MIN_TOKEN_CHARS}, e.g. the output of \
+         `openssl rand -hex 32`"
+    )]
+    WeakToken {
+        /// Its length.
+        chars: usize,
+    },
+    /// The address could not be bound.
+    #[error("cannot listen on {address}: {source}. Pick a free port, e.g. --listen 127.0.0.1:0")]
+    Bind {
+        /// The address.
+        address: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The MCP session over stdio failed to start or ended with an error.
+    #[error("the MCP session ended with an error: {0}")]
+    Session(String),
+    /// Serving failed.
+    #[error("serving failed: {0}")]
+    Io(#[source] std::io::Error),
+}
+
+/// Serves one client over stdin and stdout until the client closes stdin. Only protocol
+/// messages go to stdout: the runtime captures every tool's output, and logs belong on
+/// stderr.
+///
+/// # Errors
+/// When the session cannot start (the client's first message is not MCP) or fails.
+pub async fn serve_stdio(catalog: Arc<Catalog>) -> Result<(), ServeError> {
+    let server = ToolServer::new(catalog, Arc::from([]));
+    let running = server.serve(rmcp::transport::stdio()).await.map_err(|err| ServeError::Session(err.to_string()))?;
+    running.waiting().await.map_err(|err| ServeError::Session(err.to_string()))?;
+    Ok(())
+}
