@@ -134,6 +134,10 @@ struct ServeArgs {
     /// On SIGINT or SIGTERM, how long calls in flight may take to finish before they are stopped.
     #[arg(long, value_name = "DURATION", value_parser = parse::duration, default_value = "10s")]
     shutdown_grace: Duration,
+    /// Do not watch --tools-dir. By default, adding, replacing or removing a .wasm file or
+    /// editing toolcell.toml reloads the tools without a restart.
+    #[arg(long)]
+    no_reload: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -443,6 +447,13 @@ async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result<ExitCode> 
     warn_diagnostics(&runtime);
     let tools = runtime.definitions().len();
     let catalog = Arc::new(Catalog::new(runtime));
+    let _reloader = match source.tools_dir {
+        Some(dir) if !args.no_reload => Some(
+            toolcell_mcp::watch(catalog.clone(), dir)
+                .with_context(|| format!("cannot watch {} for changes (or pass --no-reload)", dir.display()))?,
+        ),
+        _ => None,
+    };
     match args.transport {
         Transport::Stdio => {
             tracing::info!(tools, "serving MCP over stdio");

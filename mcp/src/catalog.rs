@@ -27,13 +27,21 @@ impl Catalog {
         self.current.read().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
-    /// Serves `runtime`'s tools from now on and tells subscribers the list changed.
-    pub fn replace(&self, runtime: Runtime) {
-        *self.current.write().unwrap_or_else(PoisonError::into_inner) = runtime;
-        self.generation.send_modify(|generation| *generation += 1);
+    /// Serves `runtime`'s tools from now on. Tells subscribers the list changed when a
+    /// definition did (a new component with the same definitions changes nothing they see).
+    /// Returns whether it did.
+    pub fn replace(&self, runtime: Runtime) -> bool {
+        let mut current = self.current.write().unwrap_or_else(PoisonError::into_inner);
+        let changed = !current.definitions().eq(runtime.definitions());
+        *current = runtime;
+        drop(current);
+        if changed {
+            self.generation.send_modify(|generation| *generation += 1);
+        }
+        changed
     }
 
-    /// Fires once per replacement made after this call.
+    /// Fires once per change of the tool list made after this call.
     pub fn changes(&self) -> watch::Receiver<u64> {
         self.generation.subscribe()
     }

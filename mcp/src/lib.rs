@@ -18,6 +18,7 @@ mod context;
 pub mod convert;
 mod handler;
 mod http;
+mod reload;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -28,6 +29,7 @@ pub use catalog::Catalog;
 pub use context::{ContextHeader, ContextHeaderError};
 pub use handler::ToolServer;
 pub use http::{HttpOptions, MIN_TOKEN_CHARS, bind, serve_http, serve_on};
+pub use reload::{DEBOUNCE, Reloader, watch};
 
 /// Why serving stopped or could not start.
 #[derive(Debug, thiserror::Error)]

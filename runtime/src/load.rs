@@ -1,6 +1,7 @@
 //! Loading one component: compile, pre-instantiate, read its metadata once and check it.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -77,15 +78,20 @@ pub(crate) struct Prepared {
     capabilities: Option<CapabilityRequestsPre<Sandbox>>,
 }
 
-/// A tool ready to be called.
+/// A tool ready to be called. Cheap to clone: a reload reuses it when its file is unchanged.
+#[derive(Clone)]
 pub(crate) struct LoadedTool {
     pub(crate) definition: ToolDefinition,
     pub(crate) requested: RequestedCapabilities,
     pub(crate) source: String,
+    /// SHA-256 of the component's bytes: a reload recompiles only what changed.
+    pub(crate) digest: [u8; 32],
     component: Component,
+    /// Linked without `wasi:http`: the starting point whatever the policy grants.
+    unlinked_http: ToolCorePre<Sandbox>,
     pub(crate) pre: ToolCorePre<Sandbox>,
-    pub(crate) parameters: CompiledSchema,
-    pub(crate) output: Option<CompiledSchema>,
+    pub(crate) parameters: Arc<CompiledSchema>,
+    pub(crate) output: Option<Arc<CompiledSchema>>,
 }
 
 /// Compiles (or loads from the cache) and links a component. Blocking: compilation takes
@@ -148,6 +154,11 @@ fn link(linker: &Linker<Sandbox>, component: &Component) -> Result<wasmtime::com
 }
 
 impl LoadedTool {
+    /// The same tool linked as when it was loaded (without `wasi:http`), for a new set of grants.
+    pub(crate) fn without_grants(&self) -> Self {
+        Self { pre: self.unlinked_http.clone(), ..self.clone() }
+    }
+
     /// Links the tool with `wasi:http`, for a tool the operator granted HTTP hosts.
     pub(crate) fn link_http(&mut self, linkers: &Linkers) -> Result<(), String> {
         let pre = link(linkers.with_http(), &self.component)?;
@@ -161,6 +172,7 @@ impl LoadedTool {
 pub(crate) async fn load(
     engine: &Engine,
     source: String,
+    digest: [u8; 32],
     prepared: Prepared,
     limits: &Limits,
 ) -> Result<LoadedTool, String> {
@@ -233,10 +245,12 @@ pub(crate) async fn load(
         },
         requested,
         source,
+        digest,
         component: prepared.component,
+        unlinked_http: prepared.core.clone(),
         pre: prepared.core,
-        parameters,
-        output,
+        parameters: Arc::new(parameters),
+        output: output.map(Arc::new),
     })
 }
 

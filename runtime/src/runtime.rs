@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 use wasmtime::Engine;
@@ -59,10 +60,11 @@ pub enum RuntimeError {
 }
 
 /// Where components come from, in the order they were added.
+#[derive(Clone)]
 enum Source {
     Dir(PathBuf),
     File(PathBuf),
-    Bytes { label: String, bytes: Vec<u8> },
+    Bytes { label: String, bytes: Arc<[u8]> },
 }
 
 /// Configures and builds a [`Runtime`].
@@ -108,7 +110,7 @@ impl RuntimeBuilder {
 
     /// Loads a component from memory; `label` names it in diagnostics.
     pub fn component_bytes(mut self, label: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
-        self.sources.push(Source::Bytes { label: label.into(), bytes: bytes.into() });
+        self.sources.push(Source::Bytes { label: label.into(), bytes: Arc::from(bytes.into()) });
         self
     }
 
@@ -189,177 +191,238 @@ impl RuntimeBuilder {
     /// start. A component that cannot be loaded (corrupt, a core module, another world, bad
     /// metadata, a duplicate name, grants that cannot be resolved or that are unsafe
     /// together) becomes a [`LoadDiagnostic`] instead.
-    pub async fn build(mut self) -> Result<Runtime, RuntimeError> {
-        self.read_policy_files()?;
-        let pooling = self.pool_slots.map(|slots| Pooling { slots, max_memory_bytes: self.max_memory_bytes() });
+    pub async fn build(self) -> Result<Runtime, RuntimeError> {
+        let policy = read_policy_files(&self.sources, &self.policy)?;
+        let max_memory_bytes = max_memory_bytes(&self.limits, &policy);
+        let pooling = self.pool_slots.map(|slots| Pooling { slots, max_memory_bytes });
         let engine = new_engine(pooling).map_err(|err| RuntimeError::Engine(err.to_string()))?;
         let ticker = EpochTicker::start(&engine).map_err(RuntimeError::Ticker)?;
         let linkers = Linkers::new(&engine).map_err(|err| RuntimeError::Engine(err.to_string()))?;
-        let cache = self.cache.take().and_then(CompileCache::usable);
-
-        let mut diagnostics = Vec::new();
-        let inputs = read_sources(std::mem::take(&mut self.sources), &mut diagnostics)?;
-        let tools = compile_and_load(&engine, &linkers, cache.as_ref(), inputs, &self.limits, &mut diagnostics).await;
-        for (name, _) in self.policy.tools().filter(|(name, _)| !tools.contains_key(*name)) {
-            diagnostics.push(LoadDiagnostic {
-                source: "policy".into(),
-                reason: format!("grants or limits are set for tool `{name}`, but no loaded tool has that name"),
-            });
-        }
-        let mut entries = self.grant_access(tools, &linkers, &mut diagnostics);
-        refuse_unsafe_grants(&mut entries, cache.as_ref().map(CompileCache::dir), &mut diagnostics);
-        for diagnostic in &diagnostics {
-            tracing::warn!(source = %diagnostic.source, reason = %diagnostic.reason, "component not loaded");
-        }
-
         let concurrency = match (self.max_concurrent_calls, self.pool_slots) {
             (Some(calls), Some(slots)) => calls.min(slots),
             (Some(calls), None) => calls,
             (None, Some(slots)) => slots,
             (None, None) => default_max_concurrent_calls(),
         };
-        Ok(Runtime {
-            inner: Arc::new(Inner {
-                engine,
-                tools: entries,
-                diagnostics,
-                pooling,
-                admission: Admission::new(concurrency),
-                raise_limits_per_call: self.raise_limits_per_call,
-                network: Network { resolver: self.resolver, request_slots: RequestSlots::default() },
-                _ticker: ticker,
-            }),
-        })
-    }
-
-    /// Adds the policy file of every tools folder; grants made in code add to it.
-    fn read_policy_files(&mut self) -> Result<(), RuntimeError> {
-        for source in &self.sources {
-            if let Source::Dir(dir) = source {
-                let file = dir.join(POLICY_FILE);
-                if file.is_file() {
-                    let mut combined = Policy::from_file(&file)?;
-                    combined.merge(std::mem::take(&mut self.policy));
-                    self.policy = combined;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Resolves each loaded tool's grants, and links tools granted HTTP hosts with
-    /// `wasi:http`. A tool whose grants cannot be resolved becomes a diagnostic.
-    fn grant_access(
-        &self,
-        tools: BTreeMap<String, LoadedTool>,
-        linkers: &Linkers,
-        diagnostics: &mut Vec<LoadDiagnostic>,
-    ) -> BTreeMap<String, ToolEntry> {
-        let mut entries = BTreeMap::new();
-        for (name, mut tool) in tools {
-            let grants = self.policy.grants(&name).cloned().unwrap_or_default();
-            let linked = Access::resolve(&grants, |variable| std::env::var(variable).ok()).and_then(|access| {
-                if !access.allow_hosts.is_empty() {
-                    tool.link_http(linkers)?;
-                } else if !tool.requested.http_hosts.is_empty() {
-                    tracing::warn!(
-                        tool = %name,
-                        requested = ?tool.requested.http_hosts,
-                        "the tool requests HTTP hosts but is granted none (`allow_hosts`): its HTTP requests will fail"
-                    );
-                }
-                Ok(access)
-            });
-            match linked {
-                Ok(access) => {
-                    let limits = self.limits.with(&grants.limits);
-                    entries.insert(name, ToolEntry { tool, limits, grants, access });
-                }
-                Err(reason) => diagnostics.push(LoadDiagnostic {
-                    reason: format!("tool `{name}` was not loaded: {reason}"),
-                    source: tool.source,
-                }),
-            }
-        }
-        entries
-    }
-
-    /// The largest memory limit any tool has: the size of every pooled memory slot.
-    fn max_memory_bytes(&self) -> u64 {
-        let overrides = self.policy.tools().map(|(_, grants)| self.limits.with(&grants.limits).memory_bytes);
-        overrides.fold(self.limits.memory_bytes, u64::max)
+        let shared = Arc::new(Shared {
+            engine,
+            linkers,
+            cache: self.cache.and_then(CompileCache::usable),
+            pooling,
+            admission: Admission::new(concurrency),
+            network: Network { resolver: self.resolver, request_slots: RequestSlots::default() },
+            _ticker: ticker,
+        });
+        let recipe = Arc::new(Recipe {
+            sources: self.sources,
+            limits: self.limits,
+            policy: self.policy,
+            raise_limits_per_call: self.raise_limits_per_call,
+        });
+        Ok(assemble(shared, recipe, policy, None).await?.0)
     }
 }
 
-/// Reads every source's bytes, in the order they were added.
-fn read_sources(
-    sources: Vec<Source>,
+/// The policy of every tools folder's policy file, with the grants made in code on top.
+fn read_policy_files(sources: &[Source], in_code: &Policy) -> Result<Policy, RuntimeError> {
+    let mut policy = Policy::new();
+    for source in sources {
+        if let Source::Dir(dir) = source {
+            let file = dir.join(POLICY_FILE);
+            if file.is_file() {
+                policy.merge(Policy::from_file(&file)?);
+            }
+        }
+    }
+    policy.merge(in_code.clone());
+    Ok(policy)
+}
+
+/// The largest memory limit any tool has: the size of every pooled memory slot.
+fn max_memory_bytes(limits: &Limits, policy: &Policy) -> u64 {
+    let overrides = policy.tools().map(|(_, grants)| limits.with(&grants.limits).memory_bytes);
+    overrides.fold(limits.memory_bytes, u64::max)
+}
+
+/// Loads the recipe's tools with `policy` into a new version of a runtime. With the
+/// `previous` version, an unchanged component is reused rather than compiled again, and one
+/// that no longer loads is kept at its previous version. Returns the sources compiled.
+async fn assemble(
+    shared: Arc<Shared>,
+    recipe: Arc<Recipe>,
+    policy: Policy,
+    previous: Option<&Inner>,
+) -> Result<(Runtime, Vec<String>), RuntimeError> {
+    let mut diagnostics = Vec::new();
+    let inputs = read_sources(&recipe.sources, &mut diagnostics)?;
+    let (tools, compiled) = compile_and_load(&shared, inputs, &recipe.limits, previous, &mut diagnostics).await;
+    for (name, _) in policy.tools().filter(|(name, _)| !tools.contains_key(*name)) {
+        diagnostics.push(LoadDiagnostic {
+            source: "policy".into(),
+            reason: format!("grants or limits are set for tool `{name}`, but no loaded tool has that name"),
+        });
+    }
+    let mut entries = grant_access(tools, &policy, &recipe.limits, &shared.linkers, &mut diagnostics);
+    refuse_unsafe_grants(&mut entries, shared.cache.as_ref().map(CompileCache::dir), &mut diagnostics);
+    for diagnostic in &diagnostics {
+        tracing::warn!(source = %diagnostic.source, reason = %diagnostic.reason, "component not loaded");
+    }
+    let runtime = Runtime { inner: Arc::new(Inner { shared, recipe, tools: entries, diagnostics }) };
+    Ok((runtime, compiled))
+}
+
+/// Resolves each loaded tool's grants, and links tools granted HTTP hosts with
+/// `wasi:http`. A tool whose grants cannot be resolved becomes a diagnostic.
+fn grant_access(
+    tools: BTreeMap<String, LoadedTool>,
+    policy: &Policy,
+    default_limits: &Limits,
+    linkers: &Linkers,
     diagnostics: &mut Vec<LoadDiagnostic>,
-) -> Result<Vec<(String, Vec<u8>)>, RuntimeError> {
+) -> BTreeMap<String, ToolEntry> {
+    let mut entries = BTreeMap::new();
+    for (name, mut tool) in tools {
+        let grants = policy.grants(&name).cloned().unwrap_or_default();
+        let linked = Access::resolve(&grants, |variable| std::env::var(variable).ok()).and_then(|access| {
+            if !access.allow_hosts.is_empty() {
+                tool.link_http(linkers)?;
+            } else if !tool.requested.http_hosts.is_empty() {
+                tracing::warn!(
+                    tool = %name,
+                    requested = ?tool.requested.http_hosts,
+                    "the tool requests HTTP hosts but is granted none (`allow_hosts`): its HTTP requests will fail"
+                );
+            }
+            Ok(access)
+        });
+        match linked {
+            Ok(access) => {
+                let limits = default_limits.with(&grants.limits);
+                entries.insert(name, ToolEntry { tool, limits, grants, access });
+            }
+            Err(reason) => diagnostics.push(LoadDiagnostic {
+                reason: format!("tool `{name}` was not loaded: {reason}"),
+                source: tool.source,
+            }),
+        }
+    }
+    entries
+}
+
+/// One component to load: where it came from, its bytes, and their digest.
+struct Input {
+    source: String,
+    bytes: Arc<[u8]>,
+    digest: [u8; 32],
+}
+
+/// Reads every source's bytes, in the order they were added.
+fn read_sources(sources: &[Source], diagnostics: &mut Vec<LoadDiagnostic>) -> Result<Vec<Input>, RuntimeError> {
     let mut inputs = Vec::new();
+    let mut add = |source: String, bytes: Arc<[u8]>| {
+        let digest = Sha256::digest(&bytes).into();
+        inputs.push(Input { source, bytes, digest });
+    };
     for source in sources {
         match source {
-            Source::Dir(dir) => inputs.extend(read_tools_dir(&dir, diagnostics)?),
-            Source::File(path) => match std::fs::read(&path) {
-                Ok(bytes) => inputs.push((path.display().to_string(), bytes)),
+            Source::Dir(dir) => {
+                for (path, bytes) in read_tools_dir(dir, diagnostics)? {
+                    add(path, bytes.into());
+                }
+            }
+            Source::File(path) => match std::fs::read(path) {
+                Ok(bytes) => add(path.display().to_string(), bytes.into()),
                 Err(err) => diagnostics.push(LoadDiagnostic {
                     source: path.display().to_string(),
                     reason: format!("cannot be read: {err}"),
                 }),
             },
-            Source::Bytes { label, bytes } => inputs.push((label, bytes)),
+            Source::Bytes { label, bytes } => add(label.clone(), bytes.clone()),
         }
     }
     Ok(inputs)
 }
 
 /// Compiles every component in parallel on the blocking pool, reads each one's metadata as
-/// it finishes, and keeps the first of any two that define the same tool name.
+/// it finishes, and keeps the first of any two that define the same tool name. A component
+/// the `previous` version loaded from the same bytes is reused as it is; one that fails
+/// where the previous version loaded it keeps that version. Returns the sources compiled.
 async fn compile_and_load(
-    engine: &Engine,
-    linkers: &Linkers,
-    cache: Option<&CompileCache>,
-    inputs: Vec<(String, Vec<u8>)>,
+    shared: &Shared,
+    inputs: Vec<Input>,
     limits: &Limits,
+    previous: Option<&Inner>,
     diagnostics: &mut Vec<LoadDiagnostic>,
-) -> BTreeMap<String, LoadedTool> {
-    let compiling: Vec<_> = inputs
+) -> (BTreeMap<String, LoadedTool>, Vec<String>) {
+    let loaded_from = |source: &str| {
+        previous.and_then(|inner| inner.tools.values().map(|entry| &entry.tool).find(|tool| tool.source == source))
+    };
+    let mut compiled = Vec::new();
+    let preparing: Vec<_> = inputs
         .into_iter()
-        .map(|(source, bytes)| {
-            let (engine, linkers, cache) = (engine.clone(), linkers.clone(), cache.cloned());
+        .map(|Input { source, bytes, digest }| {
+            let before = loaded_from(&source);
+            if let Some(tool) = before.filter(|tool| tool.digest == digest) {
+                return (source, digest, before, Preparing::Unchanged(Box::new(tool.without_grants())));
+            }
+            compiled.push(source.clone());
+            let (engine, linkers, cache) = (shared.engine.clone(), shared.linkers.clone(), shared.cache.clone());
             let compile = move || {
                 let started = Instant::now();
                 let prepared = load::prepare(&engine, &linkers, cache.as_ref(), &bytes);
                 tracing::debug!(bytes = bytes.len(), elapsed_ms = started.elapsed().as_millis(), "prepared");
                 prepared
             };
-            (source, tokio::task::spawn_blocking(compile))
+            (source, digest, before, Preparing::Compiling(tokio::task::spawn_blocking(compile)))
         })
         .collect();
     let mut tools: BTreeMap<String, LoadedTool> = BTreeMap::new();
-    for (source, compiling) in compiling {
-        let prepared = compiling.await.unwrap_or_else(|err| Err(format!("compilation panicked: {err}")));
-        let loaded = match prepared {
-            Ok(prepared) => load::load(engine, source.clone(), prepared, limits).await,
-            Err(reason) => Err(reason),
-        };
-        match loaded {
-            Ok(tool) => match tools.get(&tool.definition.name) {
-                Some(first) => diagnostics.push(LoadDiagnostic {
-                    reason: format!(
-                        "defines tool `{}`, which {} already defines; rename one of them (this file was not loaded)",
-                        tool.definition.name, first.source
-                    ),
-                    source,
-                }),
-                None => {
-                    tools.insert(tool.definition.name.clone(), tool);
+    for (source, digest, before, preparing) in preparing {
+        let loaded = match preparing {
+            Preparing::Unchanged(tool) => Ok(*tool),
+            Preparing::Compiling(compiling) => {
+                match compiling.await.unwrap_or_else(|err| Err(format!("compilation panicked: {err}"))) {
+                    Ok(prepared) => load::load(&shared.engine, source.clone(), digest, prepared, limits).await,
+                    Err(reason) => Err(reason),
                 }
-            },
-            Err(reason) => diagnostics.push(LoadDiagnostic { source, reason }),
+            }
+        };
+        let tool = match (loaded, before) {
+            (Ok(tool), _) => tool,
+            (Err(reason), Some(before)) => {
+                let name = &before.definition.name;
+                diagnostics.push(LoadDiagnostic {
+                    reason: format!("{reason}; tool `{name}` stays at the version loaded before this file changed"),
+                    source: source.clone(),
+                });
+                before.without_grants()
+            }
+            (Err(reason), None) => {
+                diagnostics.push(LoadDiagnostic { source, reason });
+                continue;
+            }
+        };
+        match tools.get(&tool.definition.name) {
+            Some(first) => diagnostics.push(LoadDiagnostic {
+                reason: format!(
+                    "defines tool `{}`, which {} already defines; rename one of them (this file was not loaded)",
+                    tool.definition.name, first.source
+                ),
+                source,
+            }),
+            None => {
+                tools.insert(tool.definition.name.clone(), tool);
+            }
         }
     }
-    tools
+    (tools, compiled)
+}
+
+/// A component being prepared for a new version of a runtime.
+enum Preparing {
+    /// The same bytes as the tool of the previous version: nothing to do.
+    Unchanged(Box<LoadedTool>),
+    Compiling(tokio::task::JoinHandle<Result<load::Prepared, String>>),
 }
 
 /// Removes tools whose directory grants are unsafe: overlapping another tool's writable
@@ -416,16 +479,34 @@ struct ToolEntry {
     access: Access,
 }
 
-struct Inner {
+/// What a runtime was built from, kept so that [`Runtime::reload`] can build it again.
+struct Recipe {
+    sources: Vec<Source>,
+    limits: Limits,
+    /// The grants made in code; the policy files are read again on every reload.
+    policy: Policy,
+    raise_limits_per_call: bool,
+}
+
+/// What every version of a runtime shares: a reload keeps the engine (so unchanged
+/// components are reused), the concurrency limit and the network bounds.
+struct Shared {
     engine: Engine,
-    tools: BTreeMap<String, ToolEntry>,
-    diagnostics: Vec<LoadDiagnostic>,
+    linkers: Linkers,
+    cache: Option<CompileCache>,
     /// The pool's sizes, with pooling.
     pooling: Option<Pooling>,
     admission: Admission,
-    raise_limits_per_call: bool,
     network: Network,
     _ticker: EpochTicker,
+}
+
+/// One version of a runtime's tools.
+struct Inner {
+    shared: Arc<Shared>,
+    recipe: Arc<Recipe>,
+    tools: BTreeMap<String, ToolEntry>,
+    diagnostics: Vec<LoadDiagnostic>,
 }
 
 /// A set of loaded tools. Cheap to clone; every clone shares the tools.
@@ -460,6 +541,23 @@ impl Runtime {
             raise_limits_per_call: false,
             resolver: Resolver::default(),
         }
+    }
+
+    /// Loads the tools again from the same folders, files and bytes, with the policy files
+    /// read again, as a new version of this runtime. Only components whose bytes changed
+    /// are compiled; one that no longer loads stays at its current version (with a
+    /// diagnostic saying why). Calls in flight finish on the version they started with. The
+    /// new version shares this one's engine, concurrency limit and network bounds.
+    ///
+    /// Returns the new version and the sources it compiled.
+    ///
+    /// # Errors
+    /// When a tools folder cannot be read or a policy file is invalid: then nothing changes,
+    /// and this version stays the one to use.
+    pub async fn reload(&self) -> Result<(Runtime, Vec<String>), RuntimeError> {
+        let recipe = self.inner.recipe.clone();
+        let policy = read_policy_files(&recipe.sources, &recipe.policy)?;
+        assemble(self.inner.shared.clone(), recipe, policy, Some(&self.inner)).await
     }
 
     /// Every loaded tool's definition, by name, ready to give a model.
@@ -499,7 +597,7 @@ impl Runtime {
 
     /// How many calls are running and waiting right now, and how many may run at once.
     pub fn calls_in_flight(&self) -> CallsInFlight {
-        self.inner.admission.in_flight()
+        self.inner.shared.admission.in_flight()
     }
 
     /// Runs one call. Never fails: whatever the model sent and however the tool behaves,
@@ -557,9 +655,9 @@ impl Runtime {
             Err(error) => return refused(error),
         };
         let admitted = match cancel {
-            None => self.inner.admission.admit().await,
+            None => self.inner.shared.admission.admit().await,
             Some(cancel) => tokio::select! {
-                admitted = self.inner.admission.admit() => admitted,
+                admitted = self.inner.shared.admission.admit() => admitted,
                 () = cancel.cancelled() => Err(CallError::Cancelled { after_ms: millis(started.elapsed()) }),
             },
         };
@@ -577,12 +675,12 @@ impl Runtime {
     /// The tool's limits with the call's overrides: lowering only, unless the embedding
     /// allowed raising; never past the pool's memory slots.
     fn call_limits(&self, entry: &ToolEntry, overrides: &LimitOverrides) -> Limits {
-        let mut limits = if self.inner.raise_limits_per_call {
+        let mut limits = if self.inner.recipe.raise_limits_per_call {
             entry.limits.with(overrides)
         } else {
             entry.limits.with_at_most(overrides)
         };
-        if let Some(pooling) = self.inner.pooling {
+        if let Some(pooling) = self.inner.shared.pooling {
             limits.memory_bytes = limits.memory_bytes.min(pooling.max_memory_bytes);
         }
         limits
@@ -601,7 +699,7 @@ impl Runtime {
         let context =
             CallContext { call_id: call.id.clone(), host_context: Value::Object(call.context.clone()).to_string() };
         let export = Export::Invoke { pre: &entry.tool.pre, arguments: &arguments, context: &context };
-        execute(&self.inner.engine, limits, &entry.access, &self.inner.network, export, cancel).await
+        execute(&self.inner.shared.engine, limits, &entry.access, &self.inner.shared.network, export, cancel).await
     }
 
     fn unknown_tool(&self, name: &str) -> CallError {
@@ -627,7 +725,7 @@ fn classify(entry: &ToolEntry, limits: &Limits, execution: Execution) -> (Result
     let Execution { outcome, mut diagnostics, http, .. } = execution;
     let result = match outcome {
         Ok(Returned::Invoke(Ok(result))) => {
-            check_output(result, entry.tool.output.as_ref(), limits.max_output_bytes, &entry.access.redactor)
+            check_output(result, entry.tool.output.as_deref(), limits.max_output_bytes, &entry.access.redactor)
         }
         Ok(Returned::Invoke(Err(ToolError::InvalidArguments(message)))) => {
             Err(CallError::RejectedArguments { message })

@@ -10,5 +10,6 @@ mod guests;
 mod loading;
 mod messages;
 mod pooling;
+mod reload;
 mod soak;
 mod tools;

@@ -3,4 +3,5 @@
 
 mod common;
 mod http;
+mod reload;
 mod stdio;

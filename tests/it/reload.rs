@@ -1,0 +1,126 @@
+//! `Runtime::reload`: a new version of the tools from the same sources, compiling only
+//! what changed, keeping what breaks, and leaving calls in flight on their version.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::json;
+use toolcell_runtime::{CallError, LimitOverrides, Runtime, RuntimeError, ToolCall};
+
+use crate::common::COMPILE_CACHE;
+
+/// A tools folder of its own per test, removed at the end.
+struct Folder(PathBuf);
+
+impl Folder {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("toolcell-reload-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+
+    fn put(&self, file: &str, guest: &str) {
+        std::fs::copy(guest, self.0.join(file)).unwrap();
+    }
+
+    fn write(&self, file: &str, text: &str) {
+        std::fs::write(self.0.join(file), text).unwrap();
+    }
+
+    fn source(&self, file: &str) -> String {
+        self.0.join(file).display().to_string()
+    }
+
+    async fn runtime(&self) -> Runtime {
+        Runtime::builder().tools_dir(&self.0).compile_cache(COMPILE_CACHE).build().await.unwrap()
+    }
+}
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn names(runtime: &Runtime) -> Vec<String> {
+    runtime.definitions().map(|tool| tool.name.clone()).collect()
+}
+
+#[tokio::test]
+async fn a_reload_compiles_only_the_files_that_changed() {
+    let folder = Folder::new("changed");
+    folder.put("echo.wasm", toolcell_tests::ECHO);
+    folder.put("counter.wasm", toolcell_tests::COUNTER);
+    let first = folder.runtime().await;
+
+    let (same, compiled) = first.reload().await.unwrap();
+    assert_eq!(compiled, Vec::<String>::new(), "nothing changed, nothing compiled");
+    assert_eq!(names(&same), ["counter", "echo"]);
+
+    folder.put("panic.wasm", toolcell_tests::PANIC);
+    folder.put("echo.wasm", toolcell_tests::ECHO_DUPLICATE);
+    std::fs::remove_file(folder.0.join("counter.wasm")).unwrap();
+    let (next, mut compiled) = same.reload().await.unwrap();
+    compiled.sort();
+    assert_eq!(compiled, [folder.source("echo.wasm"), folder.source("panic.wasm")]);
+    assert_eq!(names(&next), ["echo", "panic"]);
+    assert!(next.definition("echo").unwrap().description.contains("Also claims"), "the replaced echo");
+    assert_eq!(next.diagnostics(), &[]);
+}
+
+#[tokio::test]
+async fn a_broken_replacement_keeps_the_previous_version_serving() {
+    let folder = Folder::new("broken");
+    folder.put("echo.wasm", toolcell_tests::ECHO);
+    let first = folder.runtime().await;
+    folder.write("echo.wasm", "not a component");
+    folder.write("new.wasm", "not one either");
+
+    let (next, _) = first.reload().await.unwrap();
+    assert_eq!(names(&next), ["echo"]);
+    let output = next.call(ToolCall::new("c", "echo", json!({"text": "still here", "count": 1}))).await;
+    assert!(!output.is_error, "{output:?}");
+    let reasons: Vec<(String, String)> =
+        next.diagnostics().iter().map(|d| (d.source.clone(), d.reason.clone())).collect();
+    assert_eq!(reasons.len(), 2, "{reasons:?}");
+    assert_eq!(reasons[0].0, folder.source("echo.wasm"));
+    assert!(reasons[0].1.contains("stays at the version loaded before"), "{reasons:?}");
+    assert_eq!(reasons[1].0, folder.source("new.wasm"));
+}
+
+#[tokio::test]
+async fn a_broken_policy_fails_the_reload_and_a_fixed_one_applies() {
+    let folder = Folder::new("policy");
+    folder.put("echo.wasm", toolcell_tests::ECHO);
+    let first = folder.runtime().await;
+    folder.write("toolcell.toml", "[tools.echo]\nlimits = { timeout_ms = \"soon\" }\n");
+    assert!(matches!(first.reload().await, Err(RuntimeError::Policy(_))));
+
+    folder.write("toolcell.toml", "[tools.echo]\nlimits = { timeout_ms = 1234 }\n");
+    let (next, compiled) = first.reload().await.unwrap();
+    assert!(compiled.is_empty(), "a policy change recompiles nothing");
+    assert_eq!(next.limits("echo").unwrap().timeout, Duration::from_millis(1234));
+    assert_eq!(first.limits("echo").unwrap().timeout, Duration::from_secs(5), "the old version is unchanged");
+}
+
+#[tokio::test]
+async fn a_call_in_flight_finishes_on_the_version_it_started_with() {
+    let folder = Folder::new("in-flight");
+    folder.put("sleeper.wasm", toolcell_tests::SLEEPER);
+    let first = folder.runtime().await;
+    let limits = LimitOverrides::new().timeout(Duration::from_millis(400));
+    let running = tokio::spawn({
+        let first = first.clone();
+        async move { first.call(ToolCall::new("c", "sleeper", json!({})).with_limits(limits)).await }
+    });
+    while first.calls_in_flight().running == 0 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    std::fs::remove_file(Path::new(&folder.source("sleeper.wasm"))).unwrap();
+    let (next, _) = first.reload().await.unwrap();
+    assert_eq!(names(&next), Vec::<String>::new());
+    assert_eq!(next.calls_in_flight().running, 1, "versions share one concurrency limit");
+    let output = running.await.unwrap();
+    assert_eq!(output.error, Some(CallError::Timeout { limit_ms: 400 }), "it ran to its own end");
+}
