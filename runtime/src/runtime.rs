@@ -611,7 +611,7 @@ fn classify(entry: &ToolEntry, limits: &Limits, execution: Execution) -> (Result
         Ok(Returned::Invoke(Err(ToolError::Failed(failure)))) => {
             Err(CallError::ToolFailed { message: failure.message, retryable: failure.retryable })
         }
-        Ok(Returned::Metadata(_) | Returned::Capabilities(_)) => {
+        Ok(Returned::Metadata(_) | Returned::Capabilities(_) | Returned::Annotations(_)) => {
             Err(CallError::Internal { message: "the wrong export was called".into() })
         }
         Err(error) => Err(error),
