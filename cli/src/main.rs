@@ -2,7 +2,7 @@
 
 mod parse;
 
-use std::io::Read as _;
+use std::io::{IsTerminal as _, Read as _};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 use toolcell_mcp::{Catalog, ContextHeader, HttpOptions};
 use toolcell_runtime::{
     CallError, DirGrant, EnvGrant, Grants, HostPattern, LimitOverrides, Policy, RequestedCapabilities, Runtime,
-    RuntimeBuilder, ToolCall,
+    RuntimeBuilder, ToolAnnotations, ToolCall,
 };
 
 /// Exit code when the tool call itself failed (the printed output says how).
@@ -74,7 +74,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// List the tools: name, version, description, and what each requests and is granted.
+    /// List the tools: name, version, title, description, and what each requests and is
+    /// granted.
     /// Components that failed to load are reported as warnings.
     List {
         /// Print JSON: {"tools": [definitions with "requested" and "granted"], "diagnostics": [...]}.
@@ -210,6 +211,8 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("TOOLCELL_LOG"))
         .with_writer(std::io::stderr)
+        // Colour codes only for a person at a terminal, never in a log file or a client's pipe.
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
@@ -274,16 +277,20 @@ async fn list(source: Source<'_>, as_json: bool) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     warn_diagnostics(&runtime);
-    let rows: Vec<[String; 3]> = runtime
+    let rows: Vec<[String; 4]> = runtime
         .definitions()
-        .map(|tool| [tool.name.clone(), tool.version.clone(), summary(&tool.description)])
+        .map(|tool| {
+            let title = tool.title.as_deref().map_or_else(|| "-".to_owned(), |title| cut(title, MAX_TITLE_COLUMN));
+            [tool.name.clone(), tool.version.clone(), title, summary(&tool.description)]
+        })
         .collect();
-    let width =
-        |column: usize, title: &str| rows.iter().map(|row| row[column].len()).max().unwrap_or(0).max(title.len());
-    let (name_width, version_width) = (width(0, "NAME"), width(1, "VERSION"));
-    out!("{:name_width$}  {:version_width$}  DESCRIPTION", "NAME", "VERSION");
-    for [name, version, description] in rows {
-        out!("{name:name_width$}  {version:version_width$}  {description}");
+    let width = |column: usize, header: &str| {
+        rows.iter().map(|row| row[column].chars().count()).max().unwrap_or(0).max(header.len())
+    };
+    let (name_width, version_width, title_width) = (width(0, "NAME"), width(1, "VERSION"), width(2, "TITLE"));
+    out!("{:name_width$}  {:version_width$}  {:title_width$}  DESCRIPTION", "NAME", "VERSION", "TITLE");
+    for [name, version, title, description] in rows {
+        out!("{name:name_width$}  {version:version_width$}  {title:title_width$}  {description}");
     }
     let mut header = false;
     for tool in runtime.definitions() {
@@ -316,7 +323,11 @@ async fn check(source: Source<'_>, file: &Path) -> anyhow::Result<ExitCode> {
     let properties = tool.parameters["properties"].as_object().map_or(0, serde_json::Map::len);
     out!("{}: ok", file.display());
     out!("tool: {} {}", tool.name, tool.version);
+    if let Some(title) = &tool.title {
+        out!("title: {title}");
+    }
     out!("description: {}", summary(&tool.description));
+    out!("hints: {}", describe_annotations(&tool.annotations));
     out!("parameters: {properties}; output schema: {}", if tool.output_schema.is_some() { "yes" } else { "no" });
     let requested = runtime.requested(&tool.name).map(describe_requested).unwrap_or_default();
     if requested.is_empty() {
@@ -329,6 +340,19 @@ async fn check(source: Source<'_>, file: &Path) -> anyhow::Result<ExitCode> {
         out!("(requests grant nothing: grant them in toolcell.toml, or with invoke --allow-host/--dir/--env)");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `read-only, idempotent, closed world`: the hints a tool declares (or the host derived),
+/// in MCP's order.
+fn describe_annotations(annotations: &ToolAnnotations) -> String {
+    let words = [
+        annotations.read_only.map(|yes| if yes { "read-only" } else { "modifies its environment" }),
+        annotations.destructive.map(|yes| if yes { "destructive" } else { "not destructive" }),
+        annotations.idempotent.map(|yes| if yes { "idempotent" } else { "not idempotent" }),
+        annotations.open_world.map(|yes| if yes { "open world" } else { "closed world" }),
+    ];
+    let words: Vec<&str> = words.into_iter().flatten().collect();
+    if words.is_empty() { "none declared".to_owned() } else { words.join(", ") }
 }
 
 /// `http example.com`, `dir /workspace (read-only)`, `env API_KEY`.
@@ -365,7 +389,11 @@ async fn schema(source: Source<'_>, tool: &str, as_json: bool) -> anyhow::Result
         return Ok(ExitCode::SUCCESS);
     }
     out!("{} {}", definition.name, definition.version);
+    if let Some(title) = &definition.title {
+        out!("title: {title}");
+    }
     out!("source: {}", runtime.source(&name).unwrap_or("?"));
+    out!("hints: {}", describe_annotations(&definition.annotations));
     out!("\n{}\n", definition.description);
     out!("parameters:");
     let required: Vec<&str> = definition.parameters["required"]
@@ -609,15 +637,23 @@ fn first_line(text: &str) -> String {
     text.lines().next().unwrap_or_default().to_owned()
 }
 
+/// The widest title `list` shows; a longer one is cut.
+const MAX_TITLE_COLUMN: usize = 32;
+
 /// The first sentence of a description, cut to fit a table row.
 fn summary(description: &str) -> String {
     const MAX_CHARS: usize = 80;
     let line = first_line(description);
     let sentence = line.find(". ").map_or(line.as_str(), |end| &line[..=end]);
-    if sentence.chars().count() <= MAX_CHARS {
-        sentence.to_owned()
+    cut(sentence, MAX_CHARS)
+}
+
+/// `text`, or its first `max_chars - 1` characters and `…` when it is longer.
+fn cut(text: &str, max_chars: usize) -> String {
+    if text.chars().count() <= max_chars {
+        text.to_owned()
     } else {
-        let cut: String = sentence.chars().take(MAX_CHARS - 1).collect();
+        let cut: String = text.chars().take(max_chars - 1).collect();
         format!("{}…", cut.trim_end())
     }
 }

@@ -26,7 +26,9 @@ fn list_shows_the_built_in_tools() {
         .assert()
         .success()
         .stdout(predicate::str::starts_with("NAME"))
+        .stdout(predicate::str::contains("TITLE"))
         .stdout(predicate::str::contains("calculator"))
+        .stdout(predicate::str::contains("Unit Converter"))
         .stdout(predicate::str::contains("unit_convert"));
 }
 
@@ -41,6 +43,9 @@ fn list_json_has_definitions_and_diagnostics() {
     let files = &listed["tools"][2];
     assert_eq!(files["requested"]["directories"], json!([{"guest_path": "/workspace", "writable": false}]));
     assert_eq!(files["granted"]["dirs"], json!([]));
+    assert_eq!(files["title"], "Files");
+    assert_eq!(files["annotations"], json!({"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}));
+    assert_eq!(listed["tools"][3]["annotations"]["openWorldHint"], true, "http_fetch");
     assert_eq!(listed["diagnostics"], json!([]));
 }
 
@@ -66,12 +71,19 @@ fn schema_prints_the_definition() {
     assert!(output.status.success());
     let definition: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(definition["name"], "calculator");
+    assert_eq!(definition["title"], "Calculator");
     assert_eq!(definition["parameters"]["type"], "object");
+    assert_eq!(
+        definition["annotations"],
+        json!({"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false})
+    );
 
     toolcell()
         .args(["schema", "calculator"])
         .assert()
         .success()
+        .stdout(predicate::str::contains("title: Calculator"))
+        .stdout(predicate::str::contains("hints: read-only, idempotent, closed world"))
         .stdout(predicate::str::contains("expression (string, required)"));
 }
 
@@ -386,7 +398,14 @@ fn check_reports_a_tool_and_what_it_requests() {
         .assert()
         .success()
         .stdout(predicate::str::contains("tool: fs_write 0.1.0"))
+        .stdout(predicate::str::contains("hints: closed world"))
         .stdout(predicate::str::contains("dir /data (read-write)"));
+    toolcell()
+        .args(["check", toolcell_tests::ANNOTATED])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("title: Annotated tool"))
+        .stdout(predicate::str::contains("hints: modifies its environment, not destructive, idempotent, closed world"));
     toolcell()
         .args(["check", toolcell_tests::INVALID_NAME])
         .assert()

@@ -20,11 +20,11 @@
 //! ```
 //!
 //! [`tool`] derives the tool's name, description, version and the JSON Schema of its
-//! arguments from the signature and doc comments, generates a [`Tool`] implementation named
-//! after the function (`add` -> `AddTool`) that can be tested natively, and, when compiled
-//! for `wasm32-wasip2`, exports the component's `toolcell:tool/tool` world. A tool crate
-//! depends on this crate alone: argument and result types use [`json`] to derive what they
-//! need through it.
+//! arguments from the signature and doc comments (its options add a title, behaviour hints
+//! and capability requests), generates a [`Tool`] implementation named after the function
+//! (`add` -> `AddTool`) that can be tested natively, and, when compiled for `wasm32-wasip2`,
+//! exports the component's `toolcell:tool/tool` world. A tool crate depends on this crate
+//! alone: argument and result types use [`json`] to derive what they need through it.
 
 mod context;
 mod error;
@@ -62,6 +62,29 @@ pub struct Capabilities {
     pub env: Vec<String>,
 }
 
+/// What a tool declares about itself for people and clients: the `tool-annotations` record
+/// of the WIT world, as MCP shows it (`title`, `readOnlyHint`, `destructiveHint`,
+/// `idempotentHint`, `openWorldHint`). `None` leaves a hint unsaid; clients then assume MCP's
+/// cautious default. Hints grant and deny nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Annotations {
+    /// A short name for people, e.g. `Calculator`: non-empty, at most 128 characters, one line.
+    pub title: Option<String>,
+    /// `true`: the tool does not modify its environment.
+    pub read_only: Option<bool>,
+    /// `true`: the tool may delete or overwrite things; `false`: it only adds. Meaningful
+    /// only when it is not read-only; `true` together with `read_only: Some(true)` is refused
+    /// by the host.
+    pub destructive: Option<bool>,
+    /// `true`: calling again with the same arguments has no further effect on the
+    /// environment (the result may still differ). Meaningful only when it is not read-only.
+    pub idempotent: Option<bool>,
+    /// `true`: the tool interacts with an open world of external entities (the web);
+    /// `false`: its domain is closed. Unsaid, the host derives it from the capabilities:
+    /// `true` when the tool requests HTTP hosts, else `false`.
+    pub open_world: Option<bool>,
+}
+
 /// A directory a tool expects to find preopened.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequestedDirectory {
@@ -86,6 +109,11 @@ pub trait Tool {
     /// The capabilities the tool requests. Default: none.
     fn capabilities() -> Capabilities {
         Capabilities::default()
+    }
+
+    /// The tool's title and behaviour hints. Default: none declared.
+    fn annotations() -> Annotations {
+        Annotations::default()
     }
 }
 
@@ -119,6 +147,10 @@ macro_rules! export {
                 fn capabilities() -> $crate::__private::bindings::CapabilityRequest {
                     $crate::__private::capabilities_to_wit(<$tool as $crate::Tool>::capabilities())
                 }
+
+                fn annotations() -> $crate::__private::bindings::ToolAnnotations {
+                    $crate::__private::annotations_to_wit(<$tool as $crate::Tool>::annotations())
+                }
             }
 
             $crate::__private::bindings::export_tool_world!(Export with_types_in $crate::__private::bindings);
@@ -142,7 +174,7 @@ pub mod __private {
     pub use ::serde_json;
     pub use std::string::String;
 
-    use crate::{Capabilities, Context, Metadata, Tool, ToolError};
+    use crate::{Annotations, Capabilities, Context, Metadata, Tool, ToolError};
 
     /// The bindings of `wit/tool.wit`, generated once for every tool.
     #[allow(missing_docs, unsafe_code, missing_debug_implementations)]
@@ -191,6 +223,16 @@ pub mod __private {
                 .map(|dir| bindings::DirectoryRequest { guest_path: dir.guest_path, writable: dir.writable })
                 .collect(),
             env: capabilities.env,
+        }
+    }
+
+    pub fn annotations_to_wit(annotations: Annotations) -> bindings::ToolAnnotations {
+        bindings::ToolAnnotations {
+            title: annotations.title,
+            read_only: annotations.read_only,
+            destructive: annotations.destructive,
+            idempotent: annotations.idempotent,
+            open_world: annotations.open_world,
         }
     }
 

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use rmcp::ErrorData;
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 use toolcell_runtime::{CallError, ToolDefinition, ToolOutput};
 
@@ -21,6 +21,19 @@ pub fn tool(definition: &ToolDefinition) -> Tool {
     );
     if let Some(schema) = definition.output_schema.as_ref().and_then(object_root) {
         tool = tool.with_raw_output_schema(Arc::new(schema));
+    }
+    if let Some(title) = &definition.title {
+        tool = tool.with_title(title.clone());
+    }
+    let hints = &definition.annotations;
+    if !hints.is_empty() {
+        tool = tool.with_annotations(ToolAnnotations::from_raw(
+            None,
+            hints.read_only,
+            hints.destructive,
+            hints.idempotent,
+            hints.open_world,
+        ));
     }
     tool
 }

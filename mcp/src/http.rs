@@ -178,6 +178,7 @@ fn router(
     let token: Option<Arc<str>> = options.token.as_deref().map(Arc::from);
     Router::new()
         .route_service("/mcp", mcp)
+        .route_layer(middleware::from_fn(session_closed_is_no_content))
         .route_layer(middleware::from_fn_with_state(token, require_token))
         .route("/healthz", get(move || healthz(health.clone())))
 }
@@ -215,6 +216,17 @@ async fn require_token(State(token): State<Option<Arc<str>>>, request: Request, 
             response
         }
     }
+}
+
+/// Answers a closed session (`DELETE /mcp`) with `204 No Content` rather than rmcp's `202`:
+/// clients (the Python SDK among them) take 200 or 204 as success and warn about anything else.
+async fn session_closed_is_no_content(request: Request, next: Next) -> Response {
+    let closing = request.method() == axum::http::Method::DELETE;
+    let mut response = next.run(request).await;
+    if closing && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+    }
+    response
 }
 
 /// Compares without an early exit, so timing does not reveal how much of a guess is right.

@@ -10,6 +10,7 @@ use wasmtime::component::ResourceTableError;
 use wasmtime::{Engine, PoolConcurrencyLimitError, Store, Trap, UpdateDeadline};
 use wasmtime_wasi_http::FieldMapError;
 
+use crate::bindings::annotations::{AnnotationsExportPre, ToolAnnotations};
 use crate::bindings::capabilities::{CapabilityRequest, CapabilityRequestsPre};
 use crate::bindings::{CallContext, ToolCorePre, ToolError, ToolMetadata};
 use crate::call::Diagnostics;
@@ -24,6 +25,7 @@ use crate::sandbox::{MAX_HEADER_FIELDS_BYTES, MAX_RESOURCE_HANDLES, Network, San
 pub(crate) enum Export<'a> {
     Metadata(&'a ToolCorePre<Sandbox>),
     Capabilities(&'a CapabilityRequestsPre<Sandbox>),
+    Annotations(&'a AnnotationsExportPre<Sandbox>),
     Invoke { pre: &'a ToolCorePre<Sandbox>, arguments: &'a str, context: &'a CallContext },
 }
 
@@ -31,6 +33,7 @@ pub(crate) enum Export<'a> {
 pub(crate) enum Returned {
     Metadata(ToolMetadata),
     Capabilities(CapabilityRequest),
+    Annotations(ToolAnnotations),
     Invoke(Result<String, ToolError>),
 }
 
@@ -161,6 +164,10 @@ async fn run(store: &mut Store<Sandbox>, export: Export<'_>) -> Result<Returned,
         Export::Capabilities(pre) => {
             let tool = pre.instantiate_async(&mut *store).await.map_err(instantiated)?;
             tool.call_capabilities(&mut *store).await.map(Returned::Capabilities).map_err(called)
+        }
+        Export::Annotations(pre) => {
+            let tool = pre.instantiate_async(&mut *store).await.map_err(instantiated)?;
+            tool.call_annotations(&mut *store).await.map(Returned::Annotations).map_err(called)
         }
         Export::Invoke { pre, arguments, context } => {
             let tool = pre.instantiate_async(&mut *store).await.map_err(instantiated)?;

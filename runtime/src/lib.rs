@@ -53,7 +53,9 @@ pub use admission::CallsInFlight;
 pub use call::{Arguments, Diagnostics, ToolCall, ToolOutput, Usage};
 pub use error::{CallError, CrashReason, Violation};
 pub use limits::{LimitOverrides, Limits};
-pub use load::{LoadDiagnostic, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, ToolDefinition};
+pub use load::{
+    LoadDiagnostic, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, MAX_TITLE_CHARS, ToolAnnotations, ToolDefinition,
+};
 pub use policy::{
     DirGrant, EnvGrant, EnvValue, Grants, HostPattern, MIN_SECRET_CHARS, POLICY_FILE, Policy, PolicyError, REDACTED,
     RequestedCapabilities, RequestedDirectory,

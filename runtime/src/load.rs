@@ -9,6 +9,7 @@ use wasmtime::Engine;
 use wasmtime::component::{Component, Linker};
 
 use crate::bindings::ToolCorePre;
+use crate::bindings::annotations::{AnnotationsExportPre, ToolAnnotations as DeclaredAnnotations};
 use crate::bindings::capabilities::CapabilityRequestsPre;
 use crate::cache::CompileCache;
 use crate::execute::{Export, Returned, execute};
@@ -22,6 +23,8 @@ use crate::schema::CompiledSchema;
 pub const MAX_DESCRIPTION_CHARS: usize = 1024;
 /// The longest tool name model providers accept.
 pub const MAX_NAME_CHARS: usize = 64;
+/// The longest title a tool may declare: a label for people, not a second description.
+pub const MAX_TITLE_CHARS: usize = 128;
 
 /// A tool as a model sees it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -29,6 +32,10 @@ pub const MAX_NAME_CHARS: usize = 64;
 pub struct ToolDefinition {
     /// The name to call it by.
     pub name: String,
+    /// A short name for people (MCP's `title`), e.g. `Calculator`, when the tool declares one:
+    /// trimmed, at most [`MAX_TITLE_CHARS`] characters, one line. Omitted from JSON when absent.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub title: Option<String>,
     /// What it does, for the model.
     pub description: String,
     /// The tool's semantic version.
@@ -38,6 +45,55 @@ pub struct ToolDefinition {
     /// JSON Schema of the result, when the tool declares one.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub output_schema: Option<Value>,
+    /// How the tool says it behaves (MCP's tool `annotations`). Omitted from JSON when no hint
+    /// is set, which does not happen for a loaded tool: [`ToolAnnotations::open_world`] is
+    /// always decided at load.
+    #[serde(skip_serializing_if = "ToolAnnotations::is_empty", default)]
+    pub annotations: ToolAnnotations,
+}
+
+/// A tool's hints about its behaviour: MCP's tool annotations, serialized with MCP's names
+/// (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`) and without the
+/// hints that are `None`.
+///
+/// The tool declares them itself (the `tool-annotations` export of `wit/tool.wit`), so they
+/// are claims for a client deciding what to confirm with its user, never a security
+/// boundary: what a tool can do is decided by the sandbox and the operator's policy. `None`
+/// means the tool does not say; a client then assumes MCP's cautious default, given on each
+/// field. A tool built before the export existed declares nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ToolAnnotations {
+    /// `true`: the tool does not modify its environment. MCP's default: `false`.
+    #[serde(rename = "readOnlyHint", skip_serializing_if = "Option::is_none", default)]
+    pub read_only: Option<bool>,
+    /// `true`: the tool may delete or overwrite things; `false`: it only adds. Meaningful only
+    /// when the tool is not read-only (a tool declaring both is not loaded). MCP's default:
+    /// `true`.
+    #[serde(rename = "destructiveHint", skip_serializing_if = "Option::is_none", default)]
+    pub destructive: Option<bool>,
+    /// `true`: calling again with the same arguments has no further effect on the
+    /// environment (the result may still differ, as a clock's does). Meaningful only when the
+    /// tool is not read-only. MCP's default: `false`.
+    #[serde(rename = "idempotentHint", skip_serializing_if = "Option::is_none", default)]
+    pub idempotent: Option<bool>,
+    /// `true`: the tool interacts with an open world of external entities (the web);
+    /// `false`: its domain is closed (its arguments, a granted folder). MCP's default: `true`.
+    ///
+    /// Always `Some` for a loaded tool. What the tool declares wins; a tool that declares
+    /// nothing gets `Some(true)` when its `capabilities` export requests HTTP hosts or the
+    /// operator grants it some, and `Some(false)` otherwise: such a tool has no network
+    /// (sockets are never granted, and `wasi:http` only for granted hosts), so its world is
+    /// closed by construction.
+    #[serde(rename = "openWorldHint", skip_serializing_if = "Option::is_none", default)]
+    pub open_world: Option<bool>,
+}
+
+impl ToolAnnotations {
+    /// Whether no hint is set.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
 }
 
 impl ToolDefinition {
@@ -76,6 +132,8 @@ pub(crate) struct Prepared {
     core: ToolCorePre<Sandbox>,
     /// Absent for tools built before the `capabilities` export existed.
     capabilities: Option<CapabilityRequestsPre<Sandbox>>,
+    /// Absent for tools built before the `annotations` export existed.
+    annotations: Option<AnnotationsExportPre<Sandbox>>,
 }
 
 /// A tool ready to be called. Cheap to clone: a reload reuses it when its file is unchanged.
@@ -92,6 +150,8 @@ pub(crate) struct LoadedTool {
     pub(crate) pre: ToolCorePre<Sandbox>,
     pub(crate) parameters: Arc<CompiledSchema>,
     pub(crate) output: Option<Arc<CompiledSchema>>,
+    /// What the tool itself says of `open_world`; without a word, grants decide.
+    declared_open_world: Option<bool>,
 }
 
 /// Compiles (or loads from the cache) and links a component. Blocking: compilation takes
@@ -125,13 +185,19 @@ pub(crate) fn prepare(
         })?),
         None => None,
     };
+    let annotations = match component.get_export_index(None, "annotations") {
+        Some(_) => Some(AnnotationsExportPre::new(pre.clone()).map_err(|err| {
+            format!("exports `annotations` with the wrong type ({err}); rebuild it with the current toolcell-guest")
+        })?),
+        None => None,
+    };
     let core = ToolCorePre::new(pre).map_err(|err| {
         format!(
             "does not export the `toolcell:tool/tool` world ({err}); \
              is it a tool built with toolcell-guest's #[tool]? A `wasi:cli` command is not a tool"
         )
     })?;
-    Ok(Prepared { component, core, capabilities })
+    Ok(Prepared { component, core, capabilities, annotations })
 }
 
 fn compile_error(err: wasmtime::Error) -> String {
@@ -159,6 +225,13 @@ impl LoadedTool {
         Self { pre: self.unlinked_http.clone(), ..self.clone() }
     }
 
+    /// Settles [`ToolAnnotations::open_world`] for the operator's grants: what the tool
+    /// declares, else whether it requests or is granted any HTTP host.
+    pub(crate) fn settle_open_world(&mut self, granted_hosts: bool) {
+        let reaches_hosts = granted_hosts || !self.requested.http_hosts.is_empty();
+        self.definition.annotations.open_world = Some(self.declared_open_world.unwrap_or(reaches_hosts));
+    }
+
     /// Links the tool with `wasi:http`, for a tool the operator granted HTTP hosts.
     pub(crate) fn link_http(&mut self, linkers: &Linkers) -> Result<(), String> {
         let pre = link(linkers.with_http(), &self.component)?;
@@ -167,8 +240,8 @@ impl LoadedTool {
     }
 }
 
-/// Reads a prepared component's metadata and requested capabilities (once, under `limits`,
-/// granted nothing) and checks them.
+/// Reads a prepared component's metadata, requested capabilities and annotations (once, under
+/// `limits`, granted nothing) and checks them.
 pub(crate) async fn load(
     engine: &Engine,
     source: String,
@@ -195,6 +268,15 @@ pub(crate) async fn load(
         },
         None => RequestedCapabilities::default(),
     };
+    let declared = match &prepared.annotations {
+        Some(pre) => match call_once(engine, &source, limits, Export::Annotations(pre)).await? {
+            Returned::Annotations(annotations) => annotations,
+            _ => return Err("returned an unexpected value from annotations()".into()),
+        },
+        None => {
+            DeclaredAnnotations { title: None, read_only: None, destructive: None, idempotent: None, open_world: None }
+        }
+    };
 
     check_name(&metadata.name)?;
     let description = metadata.description.trim();
@@ -208,6 +290,14 @@ pub(crate) async fn load(
     if description_chars > MAX_DESCRIPTION_CHARS {
         return Err(format!(
             "tool `{}` has a description of {description_chars} characters; model providers accept at most {MAX_DESCRIPTION_CHARS}",
+            metadata.name
+        ));
+    }
+    let title = declared.title.as_deref().map(|title| check_title(&metadata.name, title)).transpose()?;
+    if declared.read_only == Some(true) && declared.destructive == Some(true) {
+        return Err(format!(
+            "tool `{}` declares itself both read-only and destructive, which contradict each other: \
+             a read-only tool changes nothing. Declare only the one that is true",
             metadata.name
         ));
     }
@@ -238,10 +328,17 @@ pub(crate) async fn load(
     Ok(LoadedTool {
         definition: ToolDefinition {
             name: metadata.name,
+            title,
             description: description.to_owned(),
             version: metadata.version,
             parameters: parameters_schema,
             output_schema,
+            annotations: ToolAnnotations {
+                read_only: declared.read_only,
+                destructive: declared.destructive,
+                idempotent: declared.idempotent,
+                open_world: declared.open_world.or(Some(!requested.http_hosts.is_empty())),
+            },
         },
         requested,
         source,
@@ -251,12 +348,18 @@ pub(crate) async fn load(
         pre: prepared.core,
         parameters: Arc::new(parameters),
         output: output.map(Arc::new),
+        declared_open_world: declared.open_world,
     })
 }
 
-/// Calls a describing export (`metadata`, `capabilities`) in a sandbox that grants nothing.
+/// Calls a describing export (`metadata`, `capabilities`, `annotations`) in a sandbox that
+/// grants nothing.
 async fn call_once(engine: &Engine, source: &str, limits: &Limits, export: Export<'_>) -> Result<Returned, String> {
-    let name = if matches!(export, Export::Capabilities(_)) { "capabilities" } else { "metadata" };
+    let name = match export {
+        Export::Capabilities(_) => "capabilities",
+        Export::Annotations(_) => "annotations",
+        Export::Metadata(_) | Export::Invoke { .. } => "metadata",
+    };
     let execution = execute(engine, limits, &Access::default(), &Network::default(), export, None).await;
     execution.outcome.map_err(|err| {
         let detail = execution.diagnostics.detail.unwrap_or_default();
@@ -278,6 +381,32 @@ fn check_name(name: &str) -> Result<(), String> {
     }
 }
 
+/// Checks a declared title the way the description is checked, and returns it trimmed.
+fn check_title(tool: &str, title: &str) -> Result<String, String> {
+    let title = title.trim();
+    if title.is_empty() {
+        return Err(format!(
+            "tool `{tool}` declares an empty title: give it a short name for people, such as `Calculator`, \
+             or declare no title"
+        ));
+    }
+    let chars = title.chars().count();
+    if chars > MAX_TITLE_CHARS {
+        return Err(format!(
+            "tool `{tool}` has a title of {chars} characters; at most {MAX_TITLE_CHARS} are allowed: shorten it \
+             (the description is the place for detail)"
+        ));
+    }
+    if let Some(control) = title.chars().find(|c| c.is_control()) {
+        return Err(format!(
+            "tool `{tool}` has a title containing the control character U+{:04X}: a title is one line of plain \
+             text; remove it",
+            u32::from(control)
+        ));
+    }
+    Ok(title.to_owned())
+}
+
 /// `MAJOR.MINOR.PATCH`, optionally followed by `-pre` and `+build`.
 fn is_semver(version: &str) -> bool {
     let core = version.split(['-', '+']).next().unwrap_or_default();
@@ -296,6 +425,33 @@ mod tests {
         assert!(check_name("").is_err());
         assert!(check_name("has space").is_err());
         assert!(check_name(&"a".repeat(65)).is_err());
+    }
+
+    #[test]
+    fn titles_are_one_short_line() {
+        assert_eq!(check_title("t", "  Unit converter ").as_deref(), Ok("Unit converter"));
+        assert_eq!(check_title("t", &"é".repeat(MAX_TITLE_CHARS)).map(|title| title.chars().count()), Ok(128));
+        assert!(check_title("t", " \t ").unwrap_err().contains("empty title"));
+        assert!(check_title("t", &"a".repeat(MAX_TITLE_CHARS + 1)).unwrap_err().contains("129 characters"));
+        assert!(check_title("t", "two\nlines").unwrap_err().contains("U+000A"));
+        assert!(check_title("t", "bell\u{7}").unwrap_err().contains("U+0007"));
+    }
+
+    #[test]
+    fn annotations_serialize_with_mcp_names_and_without_unset_hints() {
+        let mut annotations = ToolAnnotations::default();
+        assert!(annotations.is_empty());
+        assert_eq!(serde_json::to_value(&annotations).unwrap(), json!({}));
+        annotations.read_only = Some(true);
+        annotations.open_world = Some(false);
+        assert!(!annotations.is_empty());
+        assert_eq!(serde_json::to_value(&annotations).unwrap(), json!({"readOnlyHint": true, "openWorldHint": false}));
+        annotations.destructive = Some(false);
+        annotations.idempotent = Some(true);
+        let value =
+            json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false});
+        assert_eq!(serde_json::to_value(&annotations).unwrap(), value);
+        assert_eq!(serde_json::from_value::<ToolAnnotations>(value).unwrap(), annotations);
     }
 
     #[test]

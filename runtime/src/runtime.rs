@@ -283,6 +283,7 @@ fn grant_access(
     let mut entries = BTreeMap::new();
     for (name, mut tool) in tools {
         let grants = policy.grants(&name).cloned().unwrap_or_default();
+        tool.settle_open_world(!grants.allow_hosts.is_empty());
         let linked = Access::resolve(&grants, |variable| std::env::var(variable).ok()).and_then(|access| {
             if !access.allow_hosts.is_empty() {
                 tool.link_http(linkers)?;
@@ -733,7 +734,7 @@ fn classify(entry: &ToolEntry, limits: &Limits, execution: Execution) -> (Result
         Ok(Returned::Invoke(Err(ToolError::Failed(failure)))) => {
             Err(CallError::ToolFailed { message: failure.message, retryable: failure.retryable })
         }
-        Ok(Returned::Metadata(_) | Returned::Capabilities(_)) => {
+        Ok(Returned::Metadata(_) | Returned::Capabilities(_) | Returned::Annotations(_)) => {
             Err(CallError::Internal { message: "the wrong export was called".into() })
         }
         Err(error) => Err(error),

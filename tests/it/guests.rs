@@ -11,10 +11,13 @@ use crate::common::{call, call_with, runtime, value};
 #[allow(non_upper_case_globals, dead_code)]
 mod covered_by {
     pub const abort: &str = "errors::an_abort_is_a_crash";
+    pub const annotated: &str = "annotations::a_tool_declares_a_title_and_every_hint";
     pub const bad_output: &str = "errors::output_that_breaks_the_output_schema_is_invalid";
+    pub const bad_title: &str = "annotations::a_bad_title_or_contradictory_hints_are_load_diagnostics";
     pub const big_output: &str = "errors::output_over_the_limit_is_discarded";
     pub const chatty: &str = "guests::stdout_and_stderr_are_captured_and_bounded";
     pub const cli_command: &str = "loading::each_bad_component_becomes_a_diagnostic";
+    pub const contradictory_hints: &str = "annotations::a_bad_title_or_contradictory_hints_are_load_diagnostics";
     pub const counter: &str = "guests::no_state_survives_between_calls";
     pub const echo: &str = "guests::the_tool_receives_the_call_id_and_host_context";
     pub const echo_duplicate: &str = "loading::each_bad_component_becomes_a_diagnostic";
@@ -50,6 +53,7 @@ mod covered_by {
     pub const socket_open: &str = "capabilities::sockets_and_name_lookups_are_refused";
     pub const stack_overflow: &str = "errors::stack_overflow_is_a_crash";
     pub const table_bomb: &str = "containment::growing_a_table_hits_the_memory_limit";
+    pub const wrong_annotations: &str = "annotations::an_annotations_export_of_the_wrong_type_is_a_load_diagnostic";
 }
 
 macro_rules! require_test {

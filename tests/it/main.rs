@@ -1,6 +1,7 @@
 //! toolcell's integration tests: the runtime against real and deliberately misbehaving
 //! components.
 
+mod annotations;
 mod cancellation;
 mod capabilities;
 mod common;

@@ -15,6 +15,32 @@ async fn all_seven_standard_tools_load_with_valid_definitions() {
 }
 
 #[tokio::test]
+async fn the_standard_tools_declare_a_title_and_truthful_hints() {
+    // (name, title, read-only, idempotent, open world); none claims to be destructive.
+    let expected = [
+        ("calculator", "Calculator", true, true, false),
+        ("json_query", "JSON Query", true, true, false),
+        ("regex", "Regular Expressions", true, true, false),
+        ("datetime", "Date and Time", true, true, false),
+        ("unit_convert", "Unit Converter", true, true, false),
+        ("http_fetch", "Fetch URL", true, true, true),
+        ("files", "Files", true, true, false),
+    ];
+    for (name, title, read_only, idempotent, open_world) in expected {
+        let definition = runtime().definition(name).unwrap_or_else(|| panic!("{name} is loaded"));
+        assert_eq!(definition.title.as_deref(), Some(title), "{name}");
+        let annotations = &definition.annotations;
+        assert_eq!(annotations.read_only, Some(read_only), "{name}");
+        assert_eq!(annotations.destructive, None, "{name}: meaningless for a read-only tool, so unsaid");
+        assert_eq!(annotations.idempotent, Some(idempotent), "{name}");
+        assert_eq!(annotations.open_world, Some(open_world), "{name}");
+    }
+    // http_fetch requests no hosts (it fetches what the operator allows): its open world is
+    // declared, not derived.
+    assert!(runtime().requested("http_fetch").unwrap().http_hosts.is_empty());
+}
+
+#[tokio::test]
 async fn calculator_evaluates_and_names_the_position_of_errors() {
     assert_eq!(value(&call("calculator", json!({"expression": "2 * (3 + 4)"})).await)["value"], json!(14.0));
     let output = call("calculator", json!({"expression": "1 / (2 - 2)"})).await;

@@ -184,6 +184,25 @@ async fn a_foreign_origin_gets_403_and_a_loopback_origin_is_served() {
 }
 
 #[tokio::test]
+async fn closing_a_session_is_204_no_content() {
+    let server = HttpServer::start(&[]).await;
+    let http = reqwest::Client::new();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
+    let response = http
+        .post(&server.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(initialize.to_string())
+        .send()
+        .await
+        .unwrap();
+    let session = response.headers()["mcp-session-id"].clone();
+    let closed = http.delete(&server.url).header("mcp-session-id", session).send().await.unwrap();
+    assert_eq!(closed.status(), 204);
+}
+
+#[tokio::test]
 async fn an_oversized_body_is_refused() {
     let server = HttpServer::start(&["--max-body", "64KiB"]).await;
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",

@@ -21,6 +21,9 @@ async fn lists_every_tool_in_name_order_with_the_schemas_the_runtime_validates()
     for (tool, definition) in tools.iter().zip(listed["tools"].as_array().unwrap()) {
         assert_eq!(Value::Object((*tool.input_schema).clone()), definition["parameters"], "{}", tool.name);
         assert_eq!(tool.description.as_deref(), definition["description"].as_str());
+        assert_eq!(tool.title.as_deref(), definition["title"].as_str(), "{}", tool.name);
+        let annotations = serde_json::to_value(tool.annotations.as_ref().unwrap()).unwrap();
+        assert_eq!(annotations, definition["annotations"], "{}", tool.name);
         // Every standard tool returns objects; `files` declares a union of them, which MCP
         // gets with `"type": "object"` added at the root.
         let mut expected = definition["output_schema"].clone();
@@ -28,6 +31,13 @@ async fn lists_every_tool_in_name_order_with_the_schemas_the_runtime_validates()
         let output_schema = tool.output_schema.as_ref().map(|schema| Value::Object((**schema).clone()));
         assert_eq!(output_schema, Some(expected), "{}", tool.name);
     }
+    let calculator = serde_json::to_value(&tools[0]).unwrap();
+    assert_eq!(calculator["title"], "Calculator");
+    assert_eq!(
+        calculator["annotations"],
+        json!({"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false})
+    );
+    assert_eq!(tools[3].annotations.as_ref().unwrap().open_world_hint, Some(true), "http_fetch reaches the web");
     client.cancel().await.unwrap();
 }
 

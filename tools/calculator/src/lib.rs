@@ -47,7 +47,7 @@ pub struct Evaluation {
 /// radians. Multiplication needs an explicit `*`. An error names the column of the problem.
 ///
 /// Example: {"expression": "2 * (3 + sqrt(x)) ^ 2", "variables": {"x": 16}}
-#[tool(output_schema)]
+#[tool(title = "Calculator", output_schema, read_only, idempotent, open_world = false)]
 pub fn calculator(
     /// The expression to evaluate, e.g. `2 * (3 + sqrt(16)) ^ 2`. `**` also means `^`; `%` is
     /// the remainder and takes the sign of the left operand (-7 % 3 = -1).

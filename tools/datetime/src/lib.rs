@@ -183,7 +183,9 @@ pub struct Difference {
 /// Results come back in `time_zone` (default: the zone written in the instant, else the user's zone, else UTC).
 ///
 /// Example: {"operation": "add", "instant": "2024-03-09 12:00", "time_zone": "America/New_York", "duration": "1 day"}
-#[tool(output_schema)]
+// Reads the clock (`now`, and `instant` when omitted), so two calls may answer differently;
+// it changes nothing, so calling again has no further effect: MCP's idempotentHint holds.
+#[tool(title = "Date and Time", output_schema, read_only, idempotent, open_world = false)]
 // The parameters are the flat properties of the arguments object, one per field.
 #[allow(clippy::too_many_arguments)]
 pub fn datetime(

@@ -215,7 +215,9 @@ pub enum FilesOutput {
 /// Symbolic links are listed but not followed.
 ///
 /// Example: {"operation": "search", "path": "/workspace", "pattern": "fn main", "glob": "*.rs"}
-#[tool(output_schema, dirs = ["/workspace"])]
+// Lists, reads and searches; it never writes (and asks for `/workspace` read-only). Its
+// world is the granted folder, not the open web.
+#[tool(title = "Files", output_schema, dirs = ["/workspace"], read_only, idempotent, open_world = false)]
 pub fn files(
     /// `list` a directory, `read` a file, or `search` the files under a directory.
     operation: Operation,

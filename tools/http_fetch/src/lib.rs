@@ -115,7 +115,9 @@ pub struct HttpFetchOutput {
 /// JavaScript runs); a complete JSON body is returned parsed in `json` instead; binary content
 /// (images, PDF, archives) is not returned, only its type and size. No cookies are kept.
 /// Example: {"url": "https://api.github.com/repos/rust-lang/rust", "headers": {"Accept": "application/json"}}
-#[tool(output_schema)]
+// Only ever sends GET without a body (the transport has no other kind). It requests no
+// hosts (it fetches whatever the operator allows), so open_world must be said here.
+#[tool(title = "Fetch URL", output_schema, read_only, idempotent, open_world)]
 pub fn http_fetch(
     /// The absolute `http://` or `https://` URL to GET, e.g. `https://example.com/docs?page=2`.
     /// Credentials in the URL (`user:password@`) are refused; a `#fragment` is ignored.

@@ -63,7 +63,7 @@ pub struct Match {
 ///
 /// Example: {"document": {"store": {"book": [{"title": "Moby Dick", "price": 8.99}]}},
 /// "query": "$.store.book[?@.price < 10].title"}
-#[tool(output_schema)]
+#[tool(title = "JSON Query", output_schema, read_only, idempotent, open_world = false)]
 pub fn json_query(
     /// The JSON document to query: any value (object, array, string, number, boolean, null).
     /// A string holding the JSON text of an object or array is parsed and queried as JSON.

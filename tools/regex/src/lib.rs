@@ -125,7 +125,7 @@ pub enum RegexOutput {
 /// `(?P<name>...)` or `(?<name>...)`; inline flags like `(?i)` work. Offsets in the result are
 /// character offsets (Unicode code points), 0-based, end exclusive.
 /// Example: {"pattern": "(?<user>\\w+)@example\\.com", "text": "mail ann@example.com", "operation": "find"}
-#[tool(output_schema)]
+#[tool(title = "Regular Expressions", output_schema, read_only, idempotent, open_world = false)]
 pub fn regex(
     /// The regular expression. Remember that a backslash must be escaped in JSON (`"\\d+"`).
     pattern: String,

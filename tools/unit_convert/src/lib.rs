@@ -362,7 +362,7 @@ pub struct Conversion {
 /// 1024). Use it instead of converting units by hand. Temperatures are converted as readings
 /// (100 celsius = 212 fahrenheit), not as temperature differences. Both units must measure the
 /// same quantity. Example: {"value": 26.2, "from": "mile", "to": "kilometer"}.
-#[tool(output_schema)]
+#[tool(title = "Unit Converter", output_schema, read_only, idempotent, open_world = false)]
 pub fn unit_convert(
     /// The amount to convert, in the `from` unit.
     value: f64,

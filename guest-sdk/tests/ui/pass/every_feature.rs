@@ -29,7 +29,7 @@ pub struct Measured {
 /// Measure the distance between two points.
 ///
 /// Second paragraph.
-#[tool(name = "measure", output_schema)]
+#[tool(name = "measure", title = " Measure a distance ", output_schema, read_only, idempotent = true, open_world = false)]
 pub fn measure_distance(
     /// Where to start.
     from: Point,
@@ -72,6 +72,13 @@ fn main() {
     assert_eq!(schema["properties"]["code"]["description"], "A three-letter code.");
     assert!(schema["properties"].get("context").is_none());
     assert!(metadata.output_schema.is_some());
+
+    let annotations = MeasureDistanceTool::annotations();
+    assert_eq!(annotations.title.as_deref(), Some("Measure a distance"), "trimmed");
+    assert_eq!(annotations.read_only, Some(true));
+    assert_eq!(annotations.destructive, None, "unsaid");
+    assert_eq!(annotations.idempotent, Some(true));
+    assert_eq!(annotations.open_world, Some(false));
 
     let result = MeasureDistanceTool::invoke(r#"{"from": {"x": 0, "y": 0}, "to": {"x": 3, "y": 4}, "decimals": 1}"#, Context::default());
     assert_eq!(result.unwrap(), r#"{"length":5.0,"unit":"meter"}"#);

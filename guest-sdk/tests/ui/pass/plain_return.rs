@@ -12,4 +12,5 @@ fn greet(
 fn main() {
     assert_eq!(GreetTool::invoke(r#"{"name": "Ada"}"#, Context::default()).unwrap(), r#""Hello, Ada!""#);
     assert_eq!(GreetTool::metadata().output_schema, None);
+    assert_eq!(GreetTool::annotations(), toolcell_guest::Annotations::default(), "no options, no annotations");
 }
