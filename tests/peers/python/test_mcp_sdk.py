@@ -84,7 +84,6 @@ async def test_an_unknown_tool_is_invalid_params_with_a_suggestion(connect, mode
     assert raised.value.data["closest"] == ["calculator"]
 
 
-@pytest.mark.xfail(strict=True, reason="annotations land with branch annotations")
 async def test_the_calculator_has_a_title_and_annotations(connect):
     async with connect("auto") as client:
         calculator = (await client.list_tools()).tools[0]
