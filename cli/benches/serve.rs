@@ -129,7 +129,7 @@ async fn http_server(args: &[&str]) -> (Child, String) {
 
 /// The JSON-RPC message of a response body: plain JSON, or the last `data:` of an SSE stream.
 fn message(body: &str) -> Value {
-    let json = body.lines().filter_map(|line| line.strip_prefix("data:")).last().unwrap_or(body);
+    let json = body.lines().filter_map(|line| line.strip_prefix("data:")).next_back().unwrap_or(body);
     serde_json::from_str(json.trim()).unwrap_or_else(|err| panic!("{err}: {body}"))
 }
 

@@ -23,6 +23,10 @@ use crate::ServeError;
 use crate::catalog::Catalog;
 use crate::context::ContextHeader;
 use crate::handler::ToolServer;
+use crate::hangup::HangUps;
+
+/// The MCP endpoint's service.
+pub(crate) type Mcp = StreamableHttpService<ToolServer, LocalSessionManager>;
 
 /// Where and how to serve over HTTP.
 #[derive(Debug, Clone)]
@@ -170,14 +174,16 @@ fn router(
     }
     let headers: Arc<[ContextHeader]> = options.context_headers.clone().into();
     let health = catalog.clone();
-    let mcp = StreamableHttpService::new(
+    let mcp: Mcp = StreamableHttpService::new(
         move || Ok(ToolServer::new(catalog.clone(), headers.clone())),
         Arc::new(LocalSessionManager::default()),
         config,
     );
     let token: Option<Arc<str>> = options.token.as_deref().map(Arc::from);
+    let hang_ups = HangUps { mcp: mcp.clone(), max_body_bytes: options.max_body_bytes };
     Router::new()
         .route_service("/mcp", mcp)
+        .route_layer(middleware::from_fn_with_state(hang_ups, crate::hangup::cancel_on_hang_up))
         .route_layer(middleware::from_fn(session_closed_is_no_content))
         .route_layer(middleware::from_fn_with_state(token, require_token))
         .route("/healthz", get(move || healthz(health.clone())))

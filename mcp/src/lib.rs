@@ -17,6 +17,7 @@ mod catalog;
 mod context;
 pub mod convert;
 mod handler;
+mod hangup;
 mod http;
 mod reload;
 

@@ -68,6 +68,48 @@ async fn cancelling_stops_a_sleeping_and_a_spinning_tool_and_frees_their_slots()
 }
 
 #[tokio::test]
+async fn a_client_that_goes_away_stops_its_call() {
+    let dir = ToolsDir::with("gone", &[toolcell_tests::SLEEPER]);
+    for mode in [&[][..], &["--stateless"][..]] {
+        let mut args = vec!["--tools-dir", dir.path().to_str().unwrap()];
+        args.extend_from_slice(mode);
+        let server = HttpServer::start(&args).await;
+        let http = reqwest::Client::new();
+        let post = |body: serde_json::Value, session: Option<&str>| {
+            let mut request = http
+                .post(&server.url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2025-11-25")
+                .body(body.to_string());
+            if let Some(session) = session {
+                request = request.header("mcp-session-id", session);
+            }
+            request
+        };
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
+        let response = post(initialize, None).send().await.unwrap();
+        let session = response.headers().get("mcp-session-id").map(|id| id.to_str().unwrap().to_owned());
+        response.text().await.unwrap();
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        post(initialized, session.as_deref()).send().await.unwrap();
+
+        // The sleeper would run for a minute; the client hangs up after half a second.
+        let call =
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "sleeper", "arguments": {}}});
+        let hung_up = post(call, session.as_deref()).timeout(Duration::from_millis(500)).send().await;
+        let hung_up = match hung_up {
+            Ok(response) => response.text().await.map(|_| ()),
+            Err(err) => Err(err),
+        };
+        assert!(hung_up.is_err_and(|err| err.is_timeout()), "{mode:?}: the call was still running");
+        let calls = calls_in_flight_after(&server.base, Duration::from_secs(20)).await;
+        assert_eq!(calls["running"], 0, "{mode:?}: {calls}");
+    }
+}
+
+#[tokio::test]
 async fn request_headers_become_host_context_and_never_arguments() {
     let dir = ToolsDir::with("context", &[toolcell_tests::ECHO]);
     let server =
