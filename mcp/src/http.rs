@@ -13,6 +13,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::serve::ListenerExt as _;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
@@ -118,6 +119,13 @@ pub async fn serve_on(
             sessions_ended.cancel();
         })
     };
+    // Answers are small writes (an event, then the end of the stream): without TCP_NODELAY,
+    // Nagle's algorithm holds each back for the client's delayed ACK, about 40 ms.
+    let listener = listener.tap_io(|connection| {
+        if let Err(err) = connection.set_nodelay(true) {
+            tracing::debug!("cannot set TCP_NODELAY on a connection: {err}");
+        }
+    });
     let serving = axum::serve(listener, router).with_graceful_shutdown(stopping.clone().cancelled_owned());
     // Connections that outlive the calls (a client that keeps a stream open) get a little
     // longer, then the server returns regardless.
