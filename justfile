@@ -35,9 +35,10 @@ fmt:
 example:
     cargo run -q -p toolcell-runtime --example embed
 
-# Call-cost benchmark (release build).
+# Call-cost and MCP round-trip benchmarks (release build).
 bench:
     cargo bench -p toolcell-runtime --bench calls
+    cargo bench -p toolcell-cli --bench serve
 
 # The soak: a million mixed benign and hostile calls per instance allocator (release build).
 # TOOLCELL_SOAK_CALLS and TOOLCELL_SOAK_TASKS change its size.
