@@ -35,7 +35,12 @@ pub(crate) async fn cancel_on_hang_up(State(hang_ups): State<HangUps>, request: 
     }
     let (parts, body) = request.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, hang_ups.max_body_bytes).await else {
-        return (StatusCode::PAYLOAD_TOO_LARGE, "the request body is larger than the server accepts").into_response();
+        let message = format!(
+            "the request body is larger than the {} bytes this server accepts: send less, or ask the operator to raise \
+             --max-body",
+            hang_ups.max_body_bytes
+        );
+        return (StatusCode::PAYLOAD_TOO_LARGE, message).into_response();
     };
     let call_id = tool_call_id(&bytes);
     let headers = parts.headers.clone();

@@ -101,6 +101,20 @@ impl HttpServer {
     }
 }
 
+/// A JSON-RPC POST to an MCP endpoint, as a client without an SDK sends it.
+pub fn post(http: &reqwest::Client, url: &str, message: &Value) -> reqwest::RequestBuilder {
+    http.post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(message.to_string())
+}
+
+/// The `initialize` request of a 2025-11-25 client.
+pub fn initialize() -> Value {
+    serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
+}
+
 pub fn arguments(value: Value) -> Map<String, Value> {
     value.as_object().expect("arguments are an object").clone()
 }

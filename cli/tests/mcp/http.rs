@@ -10,7 +10,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::json;
 
-use crate::common::{HttpServer, ToolsDir, call, calls_in_flight_after, error_kind, serve_command};
+use crate::common::{HttpServer, ToolsDir, call, calls_in_flight_after, error_kind, initialize, post, serve_command};
 
 const TOKEN: &str = "correct-horse-battery-staple";
 
@@ -76,20 +76,13 @@ async fn a_client_that_goes_away_stops_its_call() {
         let server = HttpServer::start(&args).await;
         let http = reqwest::Client::new();
         let post = |body: serde_json::Value, session: Option<&str>| {
-            let mut request = http
-                .post(&server.url)
-                .header("content-type", "application/json")
-                .header("accept", "application/json, text/event-stream")
-                .header("mcp-protocol-version", "2025-11-25")
-                .body(body.to_string());
-            if let Some(session) = session {
-                request = request.header("mcp-session-id", session);
+            let request = post(&http, &server.url, &body).header("mcp-protocol-version", "2025-11-25");
+            match session {
+                Some(session) => request.header("mcp-session-id", session),
+                None => request,
             }
-            request
         };
-        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
-        let response = post(initialize, None).send().await.unwrap();
+        let response = post(initialize(), None).send().await.unwrap();
         let session = response.headers().get("mcp-session-id").map(|id| id.to_str().unwrap().to_owned());
         response.text().await.unwrap();
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
@@ -178,14 +171,8 @@ async fn with_a_token_requests_without_it_get_401_and_with_it_are_served() {
     let port = server.url.rsplit(':').next().unwrap().trim_end_matches("/mcp").to_owned();
     let url = format!("http://127.0.0.1:{port}/mcp");
     let http = reqwest::Client::new();
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
     let post = |token: Option<&str>| {
-        let mut request = http
-            .post(&url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .body(initialize.to_string());
+        let mut request = post(&http, &url, &initialize());
         if let Some(token) = token {
             request = request.header("authorization", format!("Bearer {token}"));
         }
@@ -211,16 +198,7 @@ async fn with_a_token_requests_without_it_get_401_and_with_it_are_served() {
 async fn a_foreign_origin_gets_403_and_a_loopback_origin_is_served() {
     let server = HttpServer::start(&[]).await;
     let http = reqwest::Client::new();
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
-    let post = |origin: &str| {
-        http.post(&server.url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("origin", origin)
-            .body(initialize.to_string())
-            .send()
-    };
+    let post = |origin: &str| post(&http, &server.url, &initialize()).header("origin", origin).send();
     assert_eq!(post("http://evil.example").await.unwrap().status(), 403);
     assert_eq!(post("http://localhost:6274").await.unwrap().status(), 200);
 }
@@ -229,16 +207,7 @@ async fn a_foreign_origin_gets_403_and_a_loopback_origin_is_served() {
 async fn closing_a_session_is_204_no_content() {
     let server = HttpServer::start(&[]).await;
     let http = reqwest::Client::new();
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
-    let response = http
-        .post(&server.url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(initialize.to_string())
-        .send()
-        .await
-        .unwrap();
+    let response = post(&http, &server.url, &initialize()).send().await.unwrap();
     let session = response.headers()["mcp-session-id"].clone();
     let closed = http.delete(&server.url).header("mcp-session-id", session).send().await.unwrap();
     assert_eq!(closed.status(), 204);
@@ -249,14 +218,7 @@ async fn an_oversized_body_is_refused() {
     let server = HttpServer::start(&["--max-body", "64KiB"]).await;
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "calculator", "arguments": {"expression": "1".repeat(100_000)}}});
-    let response = reqwest::Client::new()
-        .post(&server.url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
+    let response = post(&reqwest::Client::new(), &server.url, &body).send().await.unwrap();
     assert_eq!(response.status(), 413);
 }
 
