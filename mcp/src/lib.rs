@@ -20,6 +20,7 @@ mod handler;
 mod hangup;
 mod http;
 mod reload;
+mod stdio;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -79,7 +80,8 @@ pub enum ServeError {
 /// When the session cannot start (the client's first message is not MCP) or fails.
 pub async fn serve_stdio(catalog: Arc<Catalog>) -> Result<(), ServeError> {
     let server = ToolServer::new(catalog, Arc::from([]));
-    let running = server.serve(rmcp::transport::stdio()).await.map_err(|err| ServeError::Session(err.to_string()))?;
+    let (input, output, _restore) = stdio::open();
+    let running = server.serve((input, output)).await.map_err(|err| ServeError::Session(err.to_string()))?;
     running.waiting().await.map_err(|err| ServeError::Session(err.to_string()))?;
     Ok(())
 }

@@ -12,7 +12,7 @@ use crate::error::CallError;
 
 /// Calls that run at once when the embedding sets no limit: four per CPU core (calls that
 /// wait on HTTP use no CPU), at least four.
-pub(crate) fn default_max_concurrent_calls() -> u32 {
+pub fn default_max_concurrent_calls() -> u32 {
     let cores = std::thread::available_parallelism().map_or(1, |cores| cores.get());
     u32::try_from(cores.saturating_mul(4)).unwrap_or(u32::MAX).max(4)
 }

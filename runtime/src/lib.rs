@@ -49,7 +49,7 @@ mod suggest;
 mod truncate;
 mod violations;
 
-pub use admission::CallsInFlight;
+pub use admission::{CallsInFlight, default_max_concurrent_calls};
 pub use call::{Arguments, Diagnostics, ToolCall, ToolOutput, Usage};
 pub use error::{CallError, CrashReason, Violation};
 pub use limits::{LimitOverrides, Limits};

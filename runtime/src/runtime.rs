@@ -57,6 +57,21 @@ pub enum RuntimeError {
     /// than its operator meant to grant.
     #[error(transparent)]
     Policy(#[from] PolicyError),
+    /// A reloaded policy gives a tool more memory than the pooling allocator's slots, which
+    /// are sized when the runtime is built, can hold.
+    #[error(
+        "the policy now lets `{tool}` use {limit_bytes} bytes of memory, more than the {slot_bytes} bytes \
+         of each pooled instance slot, which were sized when the tools were first loaded. The previous \
+         version stays in use; restart (e.g. `toolcell serve`) to apply the larger limit"
+    )]
+    MemoryAbovePoolSlot {
+        /// The tool.
+        tool: String,
+        /// Its new memory limit.
+        limit_bytes: u64,
+        /// The size of a pooled memory slot.
+        slot_bytes: u64,
+    },
 }
 
 /// Where components come from, in the order they were added.
@@ -242,6 +257,21 @@ fn read_policy_files(sources: &[Source], in_code: &Policy) -> Result<Policy, Run
 fn max_memory_bytes(limits: &Limits, policy: &Policy) -> u64 {
     let overrides = policy.tools().map(|(_, grants)| limits.with(&grants.limits).memory_bytes);
     overrides.fold(limits.memory_bytes, u64::max)
+}
+
+/// Refuses a policy whose memory limits the pool's slots cannot hold: calls would otherwise
+/// get less memory than the operator set, silently.
+fn check_fits_pool(limits: &Limits, policy: &Policy, pooling: Option<Pooling>) -> Result<(), RuntimeError> {
+    let Some(Pooling { max_memory_bytes: slot_bytes, .. }) = pooling else {
+        return Ok(());
+    };
+    let mut tools = policy.tools().map(|(tool, grants)| (tool, limits.with(&grants.limits).memory_bytes));
+    match tools.find(|(_, limit_bytes)| *limit_bytes > slot_bytes) {
+        Some((tool, limit_bytes)) => {
+            Err(RuntimeError::MemoryAbovePoolSlot { tool: tool.to_owned(), limit_bytes, slot_bytes })
+        }
+        None => Ok(()),
+    }
 }
 
 /// Loads the recipe's tools with `policy` into a new version of a runtime. With the
@@ -553,11 +583,13 @@ impl Runtime {
     /// Returns the new version and the sources it compiled.
     ///
     /// # Errors
-    /// When a tools folder cannot be read or a policy file is invalid: then nothing changes,
-    /// and this version stays the one to use.
+    /// When a tools folder cannot be read, a policy file is invalid, or (with pooling) the
+    /// policy raises a memory limit above the pool's slots: then nothing changes, and this
+    /// version stays the one to use.
     pub async fn reload(&self) -> Result<(Runtime, Vec<String>), RuntimeError> {
         let recipe = self.inner.recipe.clone();
         let policy = read_policy_files(&recipe.sources, &recipe.policy)?;
+        check_fits_pool(&recipe.limits, &policy, self.inner.shared.pooling)?;
         assemble(self.inner.shared.clone(), recipe, policy, Some(&self.inner)).await
     }
 

@@ -124,3 +124,23 @@ async fn a_call_in_flight_finishes_on_the_version_it_started_with() {
     let output = running.await.unwrap();
     assert_eq!(output.error, Some(CallError::Timeout { limit_ms: 400 }), "it ran to its own end");
 }
+
+#[tokio::test]
+async fn with_pooling_a_memory_limit_above_the_slots_fails_the_reload() {
+    let folder = Folder::new("pool");
+    folder.put("echo.wasm", toolcell_tests::ECHO);
+    folder.write("toolcell.toml", "[tools.echo]\nlimits = { memory_bytes = 33554432 }\n");
+    let first = Runtime::builder().tools_dir(&folder.0).compile_cache(COMPILE_CACHE).pooling(2).build().await.unwrap();
+
+    folder.write("toolcell.toml", "[tools.echo]\nlimits = { memory_bytes = 134217728 }\n");
+    let refused = first.reload().await.map(|_| ()).unwrap_err();
+    assert!(
+        matches!(&refused, RuntimeError::MemoryAbovePoolSlot { tool, limit_bytes: 134_217_728, .. } if tool == "echo"),
+        "{refused:?}"
+    );
+    assert!(refused.to_string().contains("restart"), "{refused}");
+
+    folder.write("toolcell.toml", "[tools.echo]\nlimits = { memory_bytes = 16777216 }\n");
+    let (next, _) = first.reload().await.unwrap();
+    assert_eq!(next.limits("echo").unwrap().memory_bytes, 16_777_216, "a limit the slots hold applies");
+}

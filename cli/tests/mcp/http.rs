@@ -68,6 +68,36 @@ async fn cancelling_stops_a_sleeping_and_a_spinning_tool_and_frees_their_slots()
 }
 
 #[tokio::test]
+async fn max_concurrent_calls_bounds_the_calls_that_run_and_queues_the_rest() {
+    let dir = ToolsDir::with("slots", &[toolcell_tests::SLEEPER]);
+    let server = HttpServer::start(&["--tools-dir", dir.path().to_str().unwrap(), "--max-concurrent-calls", "2"]).await;
+    let client = client(&server.url).await;
+    let calls: Vec<_> = (0..3)
+        .map(|_| {
+            let peer = client.peer().clone();
+            tokio::spawn(async move { peer.call_tool(call("sleeper", json!({}))).await })
+        })
+        .collect();
+    let http = reqwest::Client::new();
+    let until = tokio::time::Instant::now() + Duration::from_secs(20);
+    let expected = json!({"running": 2, "waiting": 1, "limit": 2});
+    loop {
+        let health: serde_json::Value =
+            http.get(format!("{}/healthz", server.base)).send().await.unwrap().json().await.unwrap();
+        if health["calls"] == expected {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < until, "{health}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Dropping the calls cancels them, queued or running.
+    calls.iter().for_each(tokio::task::JoinHandle::abort);
+    let calls = calls_in_flight_after(&server.base, Duration::from_secs(20)).await;
+    assert_eq!(calls, json!({"running": 0, "waiting": 0, "limit": 2}));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
 async fn a_client_that_goes_away_stops_its_call() {
     let dir = ToolsDir::with("gone", &[toolcell_tests::SLEEPER]);
     for mode in [&[][..], &["--stateless"][..]] {

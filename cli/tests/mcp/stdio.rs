@@ -149,3 +149,70 @@ async fn stdout_carries_only_protocol_messages_and_the_server_exits_when_stdin_c
     assert!(status.success(), "{status}");
     assert_eq!(lines.next_line().await.unwrap(), None, "nothing after the replies");
 }
+
+/// Requests from a file (not a pipe) are all answered before the server exits at its end.
+#[tokio::test]
+async fn requests_from_a_file_are_all_answered_before_the_server_exits() {
+    let requests = std::env::temp_dir().join(format!("toolcell-stdio-requests-{}.jsonl", std::process::id()));
+    let lines: Vec<String> = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "file", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "calculator", "arguments": {"expression": "1 + 1"}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+               "params": {"name": "calculator", "arguments": {"expression": "2 + 2"}}}),
+    ]
+    .iter()
+    .map(Value::to_string)
+    .collect();
+    std::fs::write(&requests, lines.join("\n") + "\n").unwrap();
+    let child = serve_command(&[])
+        .stdin(std::fs::File::open(&requests).unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let output = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output()).await.unwrap().unwrap();
+    std::fs::remove_file(&requests).unwrap();
+    assert!(output.status.success(), "{}", output.status);
+    let mut values: Vec<(i64, Value)> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .map(|reply| (reply["id"].as_i64().unwrap(), reply["result"]["structuredContent"]["value"].clone()))
+        .collect();
+    values.sort_by_key(|(id, _)| *id);
+    assert_eq!(values, [(1, Value::Null), (2, json!(2.0)), (3, json!(4.0))]);
+}
+
+/// The server reads and writes pipes without blocking threads, which needs `O_NONBLOCK` on
+/// them; the flag belongs to the pipe's file description, which the process that started
+/// the server may share, so the server puts it back when it exits.
+#[cfg(unix)]
+#[tokio::test]
+async fn the_server_leaves_its_pipes_as_it_found_them() {
+    use std::io::Write as _;
+
+    use rustix::fs::{OFlags, fcntl_getfl};
+
+    let (stdin_reader, mut stdin_writer) = std::io::pipe().unwrap();
+    let (stdout_reader, stdout_writer) = std::io::pipe().unwrap();
+    // Copies of the ends the server gets: the same file descriptions, so the same flags.
+    let (servers_stdin, servers_stdout) = (stdin_reader.try_clone().unwrap(), stdout_writer.try_clone().unwrap());
+    let mut child = serve_command(&[]).stdin(stdin_reader).stdout(stdout_writer).stderr(Stdio::null()).spawn().unwrap();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "pipes", "version": "0"}}});
+    writeln!(stdin_writer, "{initialize}").unwrap();
+    let mut replies = std::io::BufReader::new(stdout_reader);
+    let mut reply = String::new();
+    std::io::BufRead::read_line(&mut replies, &mut reply).unwrap();
+    assert!(reply.contains("\"protocolVersion\""), "{reply}");
+    assert!(fcntl_getfl(&servers_stdin).unwrap().contains(OFlags::NONBLOCK), "served without blocking threads");
+
+    drop(stdin_writer);
+    let status = tokio::time::timeout(Duration::from_secs(30), child.wait()).await.expect("exits on EOF").unwrap();
+    assert!(status.success(), "{status}");
+    assert!(!fcntl_getfl(&servers_stdin).unwrap().contains(OFlags::NONBLOCK), "stdin is blocking again");
+    assert!(!fcntl_getfl(&servers_stdout).unwrap().contains(OFlags::NONBLOCK), "stdout is blocking again");
+}
