@@ -14,7 +14,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{Map, Value, json};
 use toolcell_mcp::{Catalog, ContextHeader, HttpOptions};
 use toolcell_runtime::{
-    CallError, DirGrant, EnvGrant, Grants, HostPattern, LimitOverrides, Policy, RequestedCapabilities, Runtime,
+    CallError, DirGrant, EnvGrant, Format, Grants, HostPattern, LimitOverrides, Policy, RequestedCapabilities, Runtime,
     RuntimeBuilder, ToolAnnotations, ToolCall,
 };
 
@@ -79,8 +79,13 @@ enum Command {
     /// Components that failed to load are reported as warnings.
     List {
         /// Print JSON: {"tools": [definitions with "requested" and "granted"], "diagnostics": [...]}.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "format")]
         json: bool,
+        /// Print the tools as a provider's request takes them, ready to paste into its
+        /// `tools` field: openai, openai-strict, openai-responses, openai-responses-strict,
+        /// anthropic, anthropic-strict, gemini, gemini-json-schema, mcp.
+        #[arg(long, value_name = "FORMAT")]
+        format: Option<Format>,
     },
     /// Check one component as a tool: report what is wrong with its metadata, or what it is
     /// and the capabilities it requests. Exit code 0 when it loads, 1 when it does not.
@@ -93,12 +98,28 @@ enum Command {
         /// A tool name, or the path of a .wasm file.
         tool: String,
         /// Print the definition as JSON.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "format")]
         json: bool,
+        /// Print the tool in a provider's format (see `list --format`).
+        #[arg(long, value_name = "FORMAT")]
+        format: Option<Format>,
     },
     /// Call a tool and print its output as JSON. Exit code 0 when the call succeeded, 1 when
     /// it failed (the output says why), 2 for a usage error.
     Invoke(Box<InvokeArgs>),
+    /// Run the tool calls in a model's message at once and print the message(s) that answer
+    /// them, in the same provider's shape, as a JSON array. Exit code 0 when the message was
+    /// read (a failed call is in its answer, for the model), 2 when it was not.
+    Respond {
+        /// The shape of the message: openai, openai-strict, openai-responses,
+        /// openai-responses-strict, anthropic, anthropic-strict, gemini, gemini-json-schema
+        /// (the format the model was given the tools in).
+        #[arg(long, value_name = "FORMAT")]
+        format: Format,
+        /// A JSON file holding the model's message (or whole response); `-` reads stdin.
+        #[arg(value_name = "FILE", default_value = "-")]
+        message: PathBuf,
+    },
     /// Serve every tool to MCP clients, over stdio (the default) or streamable HTTP at /mcp.
     /// Policy, cache and limits apply as for `invoke`. Logs go to stderr (TOOLCELL_LOG).
     Serve(Box<ServeArgs>),
@@ -243,10 +264,11 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     };
     let source = Source { tools_dir: cli.tools_dir.as_deref(), cache: cache.as_deref(), policy: &policy };
     match cli.command {
-        Command::List { json } => list(source, json).await,
+        Command::List { json, format } => list(source, json, format).await,
         Command::Check { file } => check(source, &file).await,
-        Command::Schema { tool, json } => schema(source, &tool, json).await,
+        Command::Schema { tool, json, format } => schema(source, &tool, json, format).await,
         Command::Invoke(args) => invoke(source, *args).await,
+        Command::Respond { format, message } => respond(source, format, &message).await,
         Command::Serve(args) => serve(source, *args).await,
     }
 }
@@ -266,8 +288,13 @@ fn default_cache_dir() -> Option<PathBuf> {
     Some(base.join("toolcell"))
 }
 
-async fn list(source: Source<'_>, as_json: bool) -> anyhow::Result<ExitCode> {
+async fn list(source: Source<'_>, as_json: bool, format: Option<Format>) -> anyhow::Result<ExitCode> {
     let runtime = load(source, None, None).await?;
+    if let Some(format) = format {
+        warn_diagnostics(&runtime);
+        print_json(&format.tools(runtime.definitions())?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if as_json {
         let tools: Vec<Value> = runtime
             .definitions()
@@ -382,13 +409,17 @@ fn describe_granted(grants: &Grants) -> Vec<String> {
     hosts.chain(dirs).chain(env).collect()
 }
 
-async fn schema(source: Source<'_>, tool: &str, as_json: bool) -> anyhow::Result<ExitCode> {
+async fn schema(source: Source<'_>, tool: &str, as_json: bool, format: Option<Format>) -> anyhow::Result<ExitCode> {
     let (runtime, name) = load_one(source, tool, &Grants::new()).await?;
     let Some(definition) = runtime.definition(&name) else {
         warn_diagnostics(&runtime);
         let names: Vec<&str> = runtime.definitions().map(|tool| tool.name.as_str()).collect();
         bail!("there is no tool named `{tool}`; available: {}", names.join(", "));
     };
+    if let Some(format) = format {
+        print_json(&definition.to_format(format)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if as_json {
         print_json(definition)?;
         return Ok(ExitCode::SUCCESS);
@@ -473,6 +504,24 @@ async fn invoke(source: Source<'_>, args: InvokeArgs) -> anyhow::Result<ExitCode
         }
     }
     Ok(if output.is_error { ExitCode::from(EXIT_TOOL_ERROR) } else { ExitCode::SUCCESS })
+}
+
+async fn respond(source: Source<'_>, format: Format, message: &Path) -> anyhow::Result<ExitCode> {
+    let text = if message == Path::new("-") {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("cannot read the message from stdin (it must be UTF-8 JSON)")?;
+        text
+    } else {
+        std::fs::read_to_string(message)
+            .with_context(|| format!("cannot read the message file {} (it must be UTF-8 JSON)", message.display()))?
+    };
+    let message: Value = serde_json::from_str(&text).context("the message is not valid JSON")?;
+    let runtime = load(source, None, None).await?;
+    warn_diagnostics(&runtime);
+    print_json(&runtime.respond(format, &message).await?)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result<ExitCode> {

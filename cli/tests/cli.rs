@@ -438,3 +438,47 @@ fn a_closed_stdout_ends_the_command_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(output.status.code(), Some(141), "{stderr}");
 }
+
+#[test]
+fn schema_and_list_print_provider_formats() {
+    let output = toolcell().args(["schema", "calculator", "--format", "openai-strict"]).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let tool: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(tool["function"]["strict"], true);
+    assert_eq!(tool["function"]["parameters"]["required"], json!(["expression", "variables"]));
+
+    let output = toolcell().args(["list", "--format", "gemini"]).output().unwrap();
+    let tools: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(tools[0]["functionDeclarations"].as_array().unwrap().len(), 7);
+
+    toolcell()
+        .args(["list", "--format", "openia"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown format `openia`; expected one of: openai, openai-strict"));
+    toolcell()
+        .args(["list", "--format", "anthropic-strict"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("at most 24 optional parameters in one request"));
+}
+
+#[test]
+fn respond_answers_a_models_calls_in_its_shape() {
+    let message = json!({"role": "assistant", "content": null, "tool_calls": [
+        {"id": "call_9", "type": "function", "function": {"name": "calculator", "arguments": "{\"expression\": \"6 * 7\"}"}}
+    ]});
+    let output = toolcell().args(["respond", "--format", "openai"]).write_stdin(message.to_string()).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let replies: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(replies, json!([{"role": "tool", "tool_call_id": "call_9", "content": "{\"value\":42.0}"}]));
+
+    toolcell()
+        .args(["respond", "--format", "anthropic"])
+        .write_stdin(r#"{"role": "assistant"}"#)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "not a message with tool calls in the anthropic shape: a message has `content`",
+        ));
+}

@@ -3,56 +3,27 @@
 use std::sync::Arc;
 
 use rmcp::ErrorData;
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations};
+use rmcp::model::{CallToolResult, ContentBlock, MetaObject, Tool};
 use serde_json::{Value, json};
-use toolcell_runtime::{CallError, ToolDefinition, ToolOutput};
+use toolcell_runtime::{CallError, Format, ToolDefinition, ToolOutput};
 
 /// The `_meta` key under which a failed call's error kind and `retryable` flag travel, for
 /// clients that act on them in code (the model reads the text content).
 pub const ERROR_META_KEY: &str = "toolcell/error";
 
-/// A tool as `tools/list` shows it: the schema the runtime validates against, and the
-/// output schema only when its root is an object (MCP requires `"type": "object"` there).
+/// A tool as `tools/list` shows it: the runtime's MCP format (the schema it validates
+/// against, the output schema when every result is an object, title and annotations).
 pub fn tool(definition: &ToolDefinition) -> Tool {
-    let mut tool = Tool::new(
-        definition.name.clone(),
-        definition.description.clone(),
-        Arc::new(definition.parameters.as_object().cloned().unwrap_or_default()),
-    );
-    if let Some(schema) = definition.output_schema.as_ref().and_then(object_root) {
-        tool = tool.with_raw_output_schema(Arc::new(schema));
-    }
-    if let Some(title) = &definition.title {
-        tool = tool.with_title(title.clone());
-    }
-    let hints = &definition.annotations;
-    if !hints.is_empty() {
-        tool = tool.with_annotations(ToolAnnotations::from_raw(
-            None,
-            hints.read_only,
-            hints.destructive,
-            hints.idempotent,
-            hints.open_world,
-        ));
-    }
-    tool
-}
-
-/// The schema if every document it accepts is an object: `"type": "object"` at the root, or
-/// a `oneOf`/`anyOf` whose branches all say so (a tagged enum), which gets the root type
-/// added: the same documents, in the shape MCP asks for.
-fn object_root(schema: &Value) -> Option<JsonObject> {
-    let is_object = |schema: &Value| schema.get("type").and_then(Value::as_str) == Some("object");
-    let mut schema = schema.as_object()?.clone();
-    if schema.get("type").and_then(Value::as_str) == Some("object") {
-        return Some(schema);
-    }
-    let union = schema.get("oneOf").or_else(|| schema.get("anyOf"))?.as_array()?;
-    if schema.contains_key("type") || union.is_empty() || !union.iter().all(is_object) {
-        return None;
-    }
-    schema.insert("type".into(), Value::from("object"));
-    Some(schema)
+    let listed = definition.to_format(Format::Mcp).ok().and_then(|tool| serde_json::from_value(tool).ok());
+    // The MCP format takes every definition, and rmcp's `Tool` every tool it produces; the
+    // fallback only keeps a listing whole if either ever stops being true.
+    listed.unwrap_or_else(|| {
+        Tool::new(
+            definition.name.clone(),
+            definition.description.clone(),
+            Arc::new(definition.parameters.as_object().cloned().unwrap_or_default()),
+        )
+    })
 }
 
 /// A call's output as a `tools/call` result. Every failure is a result with `isError` and
@@ -74,26 +45,4 @@ pub fn call_result(output: ToolOutput) -> Result<CallToolResult, ErrorData> {
     let mut result = CallToolResult::success(vec![ContentBlock::text(output.content)]);
     result.structured_content = structured;
     Ok(result)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_output_schema_is_listed_only_when_every_result_is_an_object() {
-        assert!(object_root(&json!({"type": "object"})).is_some());
-        assert_eq!(
-            object_root(&json!({"oneOf": [{"type": "object"}, {"type": "object"}]})),
-            json!({"type": "object", "oneOf": [{"type": "object"}, {"type": "object"}]}).as_object().cloned()
-        );
-        for not_objects in [
-            json!({"type": "string"}),
-            json!({"oneOf": [{"type": "object"}, {"type": "string"}]}),
-            json!({"anyOf": []}),
-            json!({"$ref": "#/$defs/Result"}),
-        ] {
-            assert_eq!(object_root(&not_objects), None, "{not_objects}");
-        }
-    }
 }

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use serde_json::json;
-use toolcell_runtime::{LimitOverrides, Runtime, ToolCall};
+use toolcell_runtime::{Format, LimitOverrides, Runtime, ToolCall};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -24,9 +24,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // What to put in the `tools` field of an OpenAI request.
-    let tools: Vec<_> = runtime.definitions().map(|tool| tool.to_openai()).collect();
+    let tools = Format::OpenAiChat.tools(runtime.definitions())?;
     let names: Vec<_> = runtime.definitions().map(|tool| tool.name.as_str()).collect();
-    println!("{} tools for the model: {}", tools.len(), names.join(", "));
+    println!("{} tools for the model: {}", names.len(), names.join(", "));
     println!("the first, as OpenAI expects it: {:.200}…", tools[0].to_string());
 
     // Pretend the model asked for three calls at once: one good, one with a typo in the

@@ -35,6 +35,7 @@ mod call;
 mod engine;
 mod error;
 mod execute;
+mod formats;
 mod http;
 mod limits;
 mod link;
@@ -52,6 +53,7 @@ mod violations;
 pub use admission::{CallsInFlight, default_max_concurrent_calls};
 pub use call::{Arguments, Diagnostics, ToolCall, ToolOutput, Usage};
 pub use error::{CallError, CrashReason, Violation};
+pub use formats::{Format, FormatError, MessageError, repair, result_messages, tool_calls};
 pub use limits::{LimitOverrides, Limits};
 pub use load::{
     LoadDiagnostic, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, MAX_TITLE_CHARS, ToolAnnotations, ToolDefinition,

@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use wasmtime::Engine;
 use wasmtime::component::{Component, Linker};
 
@@ -93,21 +93,6 @@ impl ToolAnnotations {
     /// Whether no hint is set.
     pub fn is_empty(&self) -> bool {
         *self == Self::default()
-    }
-}
-
-impl ToolDefinition {
-    /// The definition in OpenAI's Chat Completions `tools` format.
-    pub fn to_openai(&self) -> Value {
-        json!({
-            "type": "function",
-            "function": { "name": self.name, "description": self.description, "parameters": self.parameters },
-        })
-    }
-
-    /// The definition in Anthropic's Messages API `tools` format.
-    pub fn to_anthropic(&self) -> Value {
-        json!({ "name": self.name, "description": self.description, "input_schema": self.parameters })
     }
 }
 
@@ -417,6 +402,8 @@ fn is_semver(version: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]

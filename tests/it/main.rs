@@ -7,6 +7,7 @@ mod capabilities;
 mod common;
 mod containment;
 mod errors;
+mod formats;
 mod guests;
 mod loading;
 mod messages;

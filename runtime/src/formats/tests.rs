@@ -1,0 +1,408 @@
+use serde_json::{Value, json};
+
+use super::*;
+use crate::load::ToolAnnotations;
+
+fn definition(parameters: Value) -> ToolDefinition {
+    ToolDefinition {
+        name: "probe".into(),
+        title: None,
+        description: "A tool for tests.".into(),
+        version: "1.0.0".into(),
+        parameters,
+        output_schema: None,
+        annotations: ToolAnnotations::default(),
+    }
+}
+
+fn parameters(format: Format, schema: Value) -> Value {
+    let tool = definition(schema).to_format(format).unwrap();
+    match format {
+        Format::OpenAiChat | Format::OpenAiChatStrict => tool["function"]["parameters"].clone(),
+        Format::Anthropic | Format::AnthropicStrict => tool["input_schema"].clone(),
+        Format::GeminiJsonSchema => tool["parametersJsonSchema"].clone(),
+        Format::Mcp => tool["inputSchema"].clone(),
+        _ => tool["parameters"].clone(),
+    }
+}
+
+fn unconvertible(format: Format, schema: Value) -> FormatError {
+    definition(schema).to_format(format).unwrap_err()
+}
+
+/// Arguments with an optional string, an optional map, a free-form value and a choice.
+fn everyday_schema() -> Value {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "text": {"type": "string", "minLength": 1, "maxLength": 100, "description": "Some text."},
+            "limit": {"type": "integer", "minimum": 0, "format": "uint", "default": 10},
+            "labels": {"type": "object", "additionalProperties": {"type": "string"}, "default": {"a": "b"}},
+            "document": {"description": "Any JSON."},
+            "mode": {"$ref": "#/$defs/Mode", "description": "How to go."}
+        },
+        "required": ["text", "mode"],
+        "$defs": {"Mode": {"oneOf": [
+            {"const": "fast", "type": "string", "description": "Quickly."},
+            {"const": "slow", "type": "string", "description": "Carefully."}
+        ]}}
+    })
+}
+
+#[test]
+fn openai_strict_requires_every_property_and_closes_every_object() {
+    let schema = parameters(Format::OpenAiChatStrict, everyday_schema());
+    assert_eq!(schema["required"], json!(["document", "labels", "limit", "mode", "text"]));
+    assert_eq!(schema["additionalProperties"], false);
+    assert!(schema.get("$schema").is_none());
+    let text = &schema["properties"]["text"];
+    assert_eq!(text["type"], "string", "required stays non-null");
+    assert_eq!(text["description"], "Some text. 1 to 100 characters.", "length bounds in words");
+    assert!(text.get("minLength").is_none());
+    let limit = &schema["properties"]["limit"];
+    assert_eq!(limit["type"], json!(["integer", "null"]), "optional means nullable");
+    assert_eq!(limit["minimum"], 0, "OpenAI strict keeps numeric bounds");
+    assert!(limit.get("format").is_none(), "schemars' `uint` is not a format OpenAI knows");
+    assert_eq!(limit["description"], "Default: 10. null means not given.");
+    let labels = &schema["properties"]["labels"];
+    assert_eq!(labels["type"], json!(["array", "null"]), "a map is a list of entries");
+    assert_eq!(labels["items"]["required"], json!(["key", "value"]));
+    assert_eq!(labels["items"]["additionalProperties"], false);
+    assert_eq!(schema["properties"]["document"]["type"], json!(["string", "null"]), "any value as JSON text");
+    assert_eq!(
+        schema["properties"]["mode"],
+        json!({"type": "string", "enum": ["fast", "slow"], "description": "How to go. One of: `fast`: Quickly; `slow`: Carefully."}),
+        "a `$ref` with a description is written out, a choice of constants is an enum"
+    );
+    assert!(schema.get("$defs").is_none(), "no definition is referenced any more");
+}
+
+#[test]
+fn a_reference_without_siblings_stays_a_reference() {
+    let schema = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}, "b": {"$ref": "#/$defs/A"}},
+        "required": ["a", "b"], "$defs": {"A": {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}}});
+    let strict = parameters(Format::OpenAiChatStrict, schema);
+    assert_eq!(strict["properties"]["a"], json!({"$ref": "#/$defs/A"}));
+    assert_eq!(strict["$defs"]["A"]["additionalProperties"], false);
+}
+
+#[test]
+fn anthropic_strict_leaves_out_a_null_that_only_means_not_given() {
+    let schema = json!({"type": "object", "properties": {
+        "glob": {"type": ["string", "null"], "default": null},
+        "maybe": {"type": ["string", "null"]}
+    }});
+    let strict = parameters(Format::AnthropicStrict, schema);
+    assert_eq!(strict["properties"]["glob"], json!({"type": "string"}));
+    assert_eq!(strict["properties"]["maybe"]["type"], json!(["string", "null"]), "a null that means something stays");
+}
+
+#[test]
+fn gemini_enums_are_strings_and_other_constants_are_words() {
+    let schema = json!({"type": "object", "properties": {"level": {"type": "integer", "enum": [1, 2, 3]},
+        "either": {"type": ["string", "integer"]}}});
+    let gemini = parameters(Format::Gemini, schema);
+    assert_eq!(gemini["properties"]["level"], json!({"type": "INTEGER", "description": "One of: 1, 2, 3."}));
+    assert_eq!(gemini["properties"]["either"], json!({"anyOf": [{"type": "INTEGER"}, {"type": "STRING"}]}));
+}
+
+#[test]
+fn anthropic_strict_keeps_optional_properties_but_drops_bounds_into_words() {
+    let schema = parameters(Format::AnthropicStrict, everyday_schema());
+    assert_eq!(schema["required"], json!(["text", "mode"]));
+    assert_eq!(schema["additionalProperties"], false);
+    let limit = &schema["properties"]["limit"];
+    assert_eq!(limit["type"], "integer");
+    assert!(limit.get("minimum").is_none());
+    assert_eq!(limit["description"], "At least 0.");
+    assert_eq!(limit["default"], 10);
+    assert_eq!(schema["properties"]["labels"]["type"], "array");
+    assert_eq!(schema["properties"]["labels"]["default"], json!([{"key": "a", "value": "b"}]), "a map's default too");
+}
+
+#[test]
+fn gemini_parameters_inline_references_and_use_openapi_types() {
+    let schema = parameters(Format::Gemini, everyday_schema());
+    assert_eq!(schema["type"], "OBJECT");
+    assert!(schema.get("$defs").is_none() && schema.get("additionalProperties").is_none());
+    let mode = &schema["properties"]["mode"];
+    assert_eq!(mode["type"], "STRING");
+    assert_eq!(mode["enum"], json!(["fast", "slow"]));
+    assert_eq!(mode["description"], "How to go. One of: `fast`: Quickly; `slow`: Carefully.");
+    assert_eq!(schema["properties"]["text"]["maxLength"], 100, "Gemini keeps length bounds");
+    assert_eq!(schema["properties"]["labels"]["type"], "ARRAY");
+    let nullable =
+        parameters(Format::Gemini, json!({"type": "object", "properties": {"n": {"type": ["integer", "null"]}}}));
+    assert_eq!(nullable["properties"]["n"], json!({"type": "INTEGER", "nullable": true}));
+}
+
+#[test]
+fn formats_without_a_subset_pass_the_schema_through() {
+    let mut expected = everyday_schema();
+    expected.as_object_mut().unwrap().remove("$schema");
+    for format in [Format::OpenAiChat, Format::Anthropic, Format::GeminiJsonSchema] {
+        assert_eq!(parameters(format, everyday_schema()), expected, "{format}");
+    }
+    assert_eq!(parameters(Format::Mcp, everyday_schema()), everyday_schema(), "MCP gets the schema as validated");
+}
+
+#[test]
+fn recursion_is_refused_where_a_format_has_none_and_kept_where_it_has() {
+    let tree = json!({"type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}},
+        "$defs": {"Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}});
+    let error = unconvertible(Format::AnthropicStrict, tree.clone());
+    assert_eq!(error.pointer, "/$defs/Node/properties/children/items");
+    assert!(error.rule.contains("recursive"), "{error}");
+    let error = unconvertible(Format::Gemini, tree.clone());
+    assert!(error.rule.contains("contains itself"), "{error}");
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "tool `probe` cannot be exported as gemini: at {} of its parameters schema, {}",
+            error.pointer, error.rule
+        )
+    );
+    let strict = parameters(Format::OpenAiChatStrict, tree);
+    assert_eq!(strict["$defs"]["Node"]["properties"]["children"]["items"]["$ref"], "#/$defs/Node");
+}
+
+#[test]
+fn what_no_format_can_express_is_an_error_naming_the_place_and_rule() {
+    let error = unconvertible(
+        Format::OpenAiChatStrict,
+        json!({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}, {"minLength": 2}]}}}),
+    );
+    assert_eq!((error.pointer.as_str(), error.tool.as_str()), ("/properties/a", "probe"));
+    let error = unconvertible(Format::OpenAiChatStrict, json!({"type": "string"}));
+    assert!(error.rule.contains("object at the root"), "{error}");
+    let error = unconvertible(
+        Format::Gemini,
+        json!({"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}}, "additionalProperties": {"type": "string"}}}}),
+    );
+    assert!(error.rule.contains("fixed properties"), "{error}");
+}
+
+#[test]
+fn openai_strict_size_limits_are_checked() {
+    let mut nested = json!({"type": "string"});
+    for _ in 0..11 {
+        nested = json!({"type": "object", "properties": {"inner": nested}, "required": ["inner"]});
+    }
+    let error = unconvertible(Format::OpenAiChatStrict, nested);
+    assert!(error.rule.contains("at most 10 levels of nesting; this schema has 11"), "{error}");
+    let values: Vec<String> = (0..1001).map(|n| format!("v{n}")).collect();
+    let error =
+        unconvertible(Format::OpenAiChatStrict, json!({"type": "object", "properties": {"e": {"enum": values}}}));
+    assert!(error.rule.contains("1000 enum values"), "{error}");
+}
+
+#[test]
+fn names_follow_each_providers_rule() {
+    let mut tool = definition(json!({"type": "object"}));
+    tool.name = "has space".into();
+    for format in [Format::OpenAiChat, Format::AnthropicStrict, Format::Gemini] {
+        let error = tool.to_format(format).unwrap_err();
+        assert!(error.rule.contains("`has space` is not one"), "{error}");
+    }
+    assert!(tool.to_format(Format::Mcp).is_ok());
+}
+
+#[test]
+fn gemini_tools_are_one_tool_of_function_declarations() {
+    let tools = Format::Gemini.tools([&definition(json!({"type": "object"}))]).unwrap();
+    assert_eq!(tools[0]["functionDeclarations"][0]["name"], "probe");
+    let tools = Format::OpenAiResponses.tools([&definition(json!({"type": "object"}))]).unwrap();
+    assert_eq!(tools[0]["strict"], false);
+}
+
+#[test]
+fn format_names_round_trip() {
+    for format in Format::ALL {
+        assert_eq!(format.name().parse::<Format>(), Ok(format));
+    }
+    assert!("openai-stric".parse::<Format>().unwrap_err().contains("openai-strict"));
+}
+
+#[test]
+fn repair_undoes_what_a_strict_format_made_the_model_send() {
+    let schema = everyday_schema();
+    let sent = json!({
+        "text": "hi", "mode": "fast", "limit": null,
+        "labels": [{"key": "a", "value": "x"}, {"key": "b", "value": "y"}],
+        "document": "{\"k\": [1, 2]}"
+    });
+    let repaired = repair(Format::OpenAiChatStrict, &schema, sent.clone());
+    assert_eq!(
+        repaired,
+        json!({"text": "hi", "mode": "fast", "labels": {"a": "x", "b": "y"}, "document": {"k": [1, 2]}})
+    );
+    assert_eq!(repair(Format::OpenAiChat, &schema, sent.clone()), sent, "non-strict formats are left alone");
+}
+
+#[test]
+fn repair_never_changes_what_the_tool_accepts_as_it_is() {
+    let schema = json!({"type": "object", "properties": {
+        "maybe": {"type": ["string", "null"]},
+        "map": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "any": {}
+    }});
+    let accepted = json!({"maybe": null, "map": {"a": 1}, "any": [1, 2]});
+    assert_eq!(repair(Format::OpenAiChatStrict, &schema, accepted.clone()), accepted);
+    let not_json = json!({"any": "plain words"});
+    assert_eq!(repair(Format::OpenAiChatStrict, &schema, not_json.clone()), not_json);
+    let duplicate_keys = json!({"map": [{"key": "a", "value": 1}, {"key": "a", "value": 2}]});
+    assert_eq!(
+        repair(Format::OpenAiChatStrict, &schema, duplicate_keys.clone()),
+        duplicate_keys,
+        "left for the runtime to refuse"
+    );
+}
+
+fn calls(format: Format, message: Value) -> Vec<(String, String, Arguments)> {
+    let probe = definition(everyday_schema());
+    tool_calls(format, &message, |name| (name == "probe").then_some(&probe))
+        .unwrap()
+        .into_iter()
+        .map(|call| (call.id, call.name, call.arguments))
+        .collect()
+}
+
+use crate::call::{Arguments, Diagnostics, ToolOutput, Usage};
+use crate::error::CallError;
+
+#[test]
+fn openai_chat_tool_calls_keep_their_json_text_unless_strict_needs_repair() {
+    let message = json!({"role": "assistant", "content": null, "tool_calls": [
+        {"id": "call_a", "type": "function", "function": {"name": "probe", "arguments": "{\"text\": \"x\", \"mode\": \"fast\", \"limit\": null}"}},
+        {"id": "call_b", "type": "function", "function": {"name": "other", "arguments": "{not json"}}
+    ]});
+    let plain = calls(Format::OpenAiChat, message.clone());
+    assert_eq!(plain[0].2, Arguments::Json("{\"text\": \"x\", \"mode\": \"fast\", \"limit\": null}".into()));
+    let strict = calls(Format::OpenAiChatStrict, json!({"choices": [{"message": message}]}));
+    assert_eq!(strict[0], ("call_a".into(), "probe".into(), Arguments::Value(json!({"text": "x", "mode": "fast"}))));
+    assert_eq!(strict[1].2, Arguments::Json("{not json".into()), "left for the runtime to call malformed");
+}
+
+#[test]
+fn responses_anthropic_and_gemini_calls_are_read_in_order() {
+    let responses = calls(
+        Format::OpenAiResponses,
+        json!({"output": [
+            {"type": "message", "role": "assistant", "content": []},
+            {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "probe", "arguments": "{}"}
+        ]}),
+    );
+    assert_eq!(responses, [("call_1".into(), "probe".into(), Arguments::Json("{}".into()))]);
+    let anthropic = calls(
+        Format::Anthropic,
+        json!({"role": "assistant", "content": [
+            {"type": "text", "text": "Let me check."},
+            {"type": "tool_use", "id": "toolu_1", "name": "probe", "input": {"text": "x"}}
+        ]}),
+    );
+    assert_eq!(anthropic, [("toolu_1".into(), "probe".into(), Arguments::Value(json!({"text": "x"})))]);
+    let gemini = calls(
+        Format::Gemini,
+        json!({"candidates": [{"content": {"role": "model", "parts": [
+            {"functionCall": {"name": "probe", "args": {"labels": [{"key": "k", "value": "v"}]}}},
+            {"functionCall": {"id": "abc", "name": "other"}}
+        ]}}]}),
+    );
+    assert_eq!(gemini[0], ("call_0".into(), "probe".into(), Arguments::Value(json!({"labels": {"k": "v"}}))));
+    assert_eq!(gemini[1], ("abc".into(), "other".into(), Arguments::Value(json!({}))));
+}
+
+#[test]
+fn a_message_in_the_wrong_shape_says_what_is_missing() {
+    let error = tool_calls(Format::OpenAiChat, &json!({"tool_calls": [{"id": "x"}]}), |_| None).unwrap_err();
+    assert_eq!(error.to_string(), "not a message with tool calls in the openai shape: tool_calls[0] has no `function`");
+    assert!(tool_calls(Format::Mcp, &json!({}), |_| None).is_err());
+    assert!(tool_calls(Format::Gemini, &json!({"role": "model"}), |_| None).unwrap_err().reason.contains("parts"));
+}
+
+#[test]
+fn result_messages_answer_each_call_in_the_providers_shape() {
+    let ok = ToolOutput::success(
+        &crate::call::ToolCall::new("call_1", "probe", json!({})),
+        "{\"v\":1}".into(),
+        Usage::default(),
+        Diagnostics::default(),
+    );
+    let failed = ToolOutput::failure(
+        &crate::call::ToolCall::new("toolu_2", "probe", json!({})),
+        CallError::Internal { message: "broke".into() },
+        Usage::default(),
+        Diagnostics::default(),
+    );
+    let outputs = [ok, failed];
+    assert_eq!(
+        result_messages(Format::OpenAiChatStrict, &outputs)[0],
+        json!({"role": "tool", "tool_call_id": "call_1", "content": "{\"v\":1}"})
+    );
+    assert_eq!(result_messages(Format::OpenAiResponses, &outputs)[1]["type"], "function_call_output");
+    let anthropic = result_messages(Format::Anthropic, &outputs);
+    assert_eq!(anthropic.len(), 1);
+    assert_eq!(anthropic[0]["content"][1]["is_error"], true);
+    assert_eq!(anthropic[0]["content"][1]["tool_use_id"], "toolu_2");
+    let gemini = &result_messages(Format::Gemini, &outputs)[0];
+    assert_eq!(
+        gemini["parts"][0]["functionResponse"],
+        json!({"name": "probe", "response": {"output": {"v": 1}}}),
+        "`call_1` is the id given to a call without one"
+    );
+    assert_eq!(gemini["parts"][1]["functionResponse"]["id"], "toolu_2");
+    assert!(gemini["parts"][1]["functionResponse"]["response"]["error"].is_string());
+}
+
+#[test]
+fn mcp_lists_an_output_schema_only_when_every_result_is_an_object() {
+    let mut tool = definition(json!({"type": "object"}));
+    let output_schema = |tool: &ToolDefinition| tool.to_format(Format::Mcp).unwrap().get("outputSchema").cloned();
+    tool.output_schema = Some(json!({"type": "object"}));
+    assert_eq!(output_schema(&tool), Some(json!({"type": "object"})));
+    tool.output_schema = Some(json!({"oneOf": [{"type": "object"}, {"type": "object"}]}));
+    assert_eq!(
+        output_schema(&tool),
+        Some(json!({"type": "object", "oneOf": [{"type": "object"}, {"type": "object"}]}))
+    );
+    for not_objects in [
+        json!({"type": "string"}),
+        json!({"oneOf": [{"type": "object"}, {"type": "string"}]}),
+        json!({"anyOf": []}),
+        json!({"$ref": "#/$defs/Result"}),
+    ] {
+        tool.output_schema = Some(not_objects.clone());
+        assert_eq!(output_schema(&tool), None, "{not_objects}");
+    }
+}
+
+#[test]
+fn constants_without_a_type_get_the_type_of_their_values() {
+    let schema = json!({"type": "object", "properties": {"unit": {"enum": ["c", "f"]}, "on": {"const": true}},
+        "required": ["unit", "on"]});
+    let strict = parameters(Format::OpenAiChatStrict, schema);
+    assert_eq!(strict["properties"]["unit"], json!({"type": "string", "enum": ["c", "f"]}));
+    assert_eq!(strict["properties"]["on"], json!({"type": "boolean", "const": true}));
+}
+
+/// Each definition uses the next twice: 2^40 schemas once written out.
+#[test]
+fn a_schema_that_explodes_when_written_out_is_refused_quickly() {
+    let mut defs = serde_json::Map::new();
+    for level in 0..40 {
+        defs.insert(
+            format!("D{level}"),
+            json!({"type": "object", "properties": {"a": {"$ref": format!("#/$defs/D{}", level + 1)}, "b": {"$ref": format!("#/$defs/D{}", level + 1)}}}),
+        );
+    }
+    defs.insert("D40".into(), json!({"type": "string"}));
+    let schema = json!({"type": "object", "properties": {"root": {"$ref": "#/$defs/D0"}}, "$defs": defs});
+    for format in [Format::Gemini, Format::AnthropicStrict, Format::OpenAiChatStrict] {
+        match definition(schema.clone()).to_format(format) {
+            Ok(_) => assert_ne!(format, Format::Gemini, "Gemini writes every `$ref` out"),
+            Err(error) => assert!(error.rule.contains("too large"), "{format}: {error}"),
+        }
+    }
+}
