@@ -176,13 +176,25 @@ pub struct Diagnostics {
     /// The trap or host error behind a failure, with its WebAssembly backtrace.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub detail: Option<String>,
+    /// Attempts that failed transiently before this one, when a [`ToolSet`](crate::ToolSet)
+    /// retried the call.
+    #[serde(skip_serializing_if = "is_zero_u32", default)]
+    pub retries: u32,
 }
 
 impl Diagnostics {
     /// Whether there is nothing to report.
     pub fn is_empty(&self) -> bool {
-        self.stdout.is_empty() && self.stderr.is_empty() && self.dropped_stdio_bytes == 0 && self.detail.is_none()
+        self.stdout.is_empty()
+            && self.stderr.is_empty()
+            && self.dropped_stdio_bytes == 0
+            && self.detail.is_none()
+            && self.retries == 0
     }
+}
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
 }
 
 fn is_zero(n: &u64) -> bool {

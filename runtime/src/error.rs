@@ -127,6 +127,12 @@ pub enum CallError {
         /// How long the call had run, in milliseconds, when it was stopped.
         after_ms: u64,
     },
+    /// An interceptor of the embedding (e.g. a person asked to approve the call) declined
+    /// it; the tool did not run.
+    Denied {
+        /// Why, in the interceptor's words, for the model.
+        reason: String,
+    },
     /// The host could not run the call, for a reason that is neither the model's nor the
     /// tool's.
     Internal {
@@ -181,6 +187,7 @@ impl CallError {
             Self::HttpResponseTooLarge { .. } => "http_response_too_large",
             Self::ResourceLimit { .. } => "resource_limit",
             Self::Cancelled { .. } => "cancelled",
+            Self::Denied { .. } => "denied",
             Self::Internal { .. } => "internal",
         }
     }
@@ -207,8 +214,15 @@ impl CallError {
             | Self::MemoryLimit { .. }
             | Self::Crashed { .. }
             | Self::ResourceLimit { .. }
+            | Self::Denied { .. }
             | Self::InvalidOutput { .. } => false,
         }
+    }
+
+    /// Whether the failure is transient and nobody's to fix: the tool said a retry may
+    /// succeed, or the host could not run the call. What a tool set may retry by itself.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, Self::ToolFailed { retryable: true, .. } | Self::Internal { .. })
     }
 
     /// Whether the model caused the error with its call (and should fix it), as opposed to
@@ -370,6 +384,11 @@ impl fmt::Display for CallError {
                 f,
                 "The call was cancelled after {after_ms} ms, before the tool finished; it returned nothing. \
                  Call the tool again if you still need its result."
+            ),
+            Self::Denied { reason } => write!(
+                f,
+                "This call was not run: {reason}. Do not make the same call again; continue without it, \
+                 or ask the user how to proceed."
             ),
             Self::Internal { message } => write!(
                 f,

@@ -109,7 +109,7 @@ pub(crate) async fn execute(
     let (stdout, dropped_stdout) = sandbox.stdout.take();
     let (stderr, dropped_stderr) = sandbox.stderr.take();
     let mut diagnostics =
-        Diagnostics { stdout, stderr, dropped_stdio_bytes: dropped_stdout + dropped_stderr, detail: None };
+        Diagnostics { stdout, stderr, dropped_stdio_bytes: dropped_stdout + dropped_stderr, ..Diagnostics::default() };
     let outcome = match finished {
         Ok(Ok(returned)) => Ok(returned),
         Ok(Err(failure)) => {

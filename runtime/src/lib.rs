@@ -47,6 +47,7 @@ mod runtime;
 mod sandbox;
 mod schema;
 mod suggest;
+mod toolset;
 mod truncate;
 mod violations;
 
@@ -65,3 +66,4 @@ pub use policy::{
 pub use runtime::{Runtime, RuntimeBuilder, RuntimeError};
 /// Cancels a call started with [`Runtime::call_cancellable`] (re-exported from `tokio-util`).
 pub use tokio_util::sync::CancellationToken;
+pub use toolset::{BoxFuture, Interceptor, Retry, ToolSet, ToolSetBuilder, ToolSetError, Verdict};

@@ -118,6 +118,25 @@ impl LimitOverrides {
         Self::default()
     }
 
+    /// The lower of each limit set in either.
+    pub(crate) fn tightest(&self, other: &LimitOverrides) -> LimitOverrides {
+        fn lower<T: Ord + Copy>(a: Option<T>, b: Option<T>) -> Option<T> {
+            match (a, b) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+        }
+        LimitOverrides {
+            fuel: lower(self.fuel, other.fuel),
+            timeout: lower(self.timeout, other.timeout),
+            memory_bytes: lower(self.memory_bytes, other.memory_bytes),
+            max_argument_bytes: lower(self.max_argument_bytes, other.max_argument_bytes),
+            max_output_bytes: lower(self.max_output_bytes, other.max_output_bytes),
+            max_stdio_bytes: lower(self.max_stdio_bytes, other.max_stdio_bytes),
+            max_http_response_bytes: lower(self.max_http_response_bytes, other.max_http_response_bytes),
+        }
+    }
+
     /// Replaces the fuel limit.
     #[must_use]
     pub fn fuel(mut self, fuel: u64) -> Self {

@@ -736,11 +736,15 @@ impl Runtime {
     }
 
     fn unknown_tool(&self, name: &str) -> CallError {
-        let available: Vec<String> = self.inner.tools.keys().cloned().collect();
-        let closest =
-            suggest::closest(name, available.iter().map(String::as_str), 3).into_iter().map(str::to_owned).collect();
-        CallError::UnknownTool { name: truncated(name, MAX_NAME_BYTES), closest, available }
+        unknown_tool(name, self.inner.tools.keys().cloned().collect())
     }
+}
+
+/// The error for a call to `name`, which is not among `available`.
+pub(crate) fn unknown_tool(name: &str, available: Vec<String>) -> CallError {
+    let closest =
+        suggest::closest(name, available.iter().map(String::as_str), 3).into_iter().map(str::to_owned).collect();
+    CallError::UnknownTool { name: truncated(name, MAX_NAME_BYTES), closest, available }
 }
 
 /// How much of an unknown tool name the error quotes.

@@ -15,3 +15,4 @@ mod pooling;
 mod reload;
 mod soak;
 mod tools;
+mod toolsets;
