@@ -47,6 +47,7 @@ mod runtime;
 mod sandbox;
 mod schema;
 mod suggest;
+mod telemetry;
 mod toolset;
 mod truncate;
 mod violations;

@@ -32,6 +32,7 @@ use crate::policy::{
 use crate::redact::Redactor;
 use crate::sandbox::Network;
 use crate::suggest;
+use crate::telemetry;
 use crate::truncate::truncated;
 
 /// Why a [`Runtime`] could not be built. Problems with individual components are not
@@ -637,8 +638,7 @@ impl Runtime {
     /// the outcome is a [`ToolOutput`] (with [`ToolOutput::is_error`] and a typed
     /// [`CallError`] when it failed). Must run inside a tokio runtime.
     pub async fn call(&self, call: ToolCall) -> ToolOutput {
-        let span = tracing::info_span!("tool_call", tool.name = %call.name, tool_call.id = %call.id);
-        self.run(call, None).instrument(span).await
+        self.traced(call, None).await
     }
 
     /// Runs one call, as [`Self::call`], and stops it when `cancel` is cancelled: a call
@@ -646,8 +646,21 @@ impl Runtime {
     /// tick (10 ms) whether it computes or waits in a host call. The output is then a
     /// [`CallError::Cancelled`], and the call's slot is free for the next one.
     pub async fn call_cancellable(&self, call: ToolCall, cancel: &CancellationToken) -> ToolOutput {
-        let span = tracing::info_span!("tool_call", tool.name = %call.name, tool_call.id = %call.id);
-        self.run(call, Some(cancel)).instrument(span).await
+        self.traced(call, Some(cancel)).await
+    }
+
+    /// One call in its span (see [`crate::telemetry`]).
+    async fn traced(&self, call: ToolCall, cancel: Option<&CancellationToken>) -> ToolOutput {
+        let span = telemetry::call_span(&call.name, &call.id);
+        let tool = self
+            .inner
+            .tools
+            .get(&call.name)
+            .map(|entry| (&entry.tool.definition, entry.tool.source.as_str(), &entry.access.redactor));
+        telemetry::record_input(&span, tool, &call.arguments);
+        let output = self.run(call, cancel).instrument(span.clone()).await;
+        telemetry::record_output(&span, &output);
+        output
     }
 
     /// Runs several calls concurrently (as a model's parallel tool calls), returning their

@@ -266,6 +266,22 @@ async fn granted_secrets_are_redacted_from_results_errors_and_diagnostics() {
 }
 
 #[tokio::test]
+async fn granted_secrets_never_reach_span_attributes() {
+    // The model echoes the secret in its arguments; the tool puts it in its result and error.
+    let calls = async {
+        call("env_reader", json!({"name": "API_TOKEN"})).await;
+        call("env_reader", json!({"name": TOKEN, "fail": true})).await;
+        call("env_reader", json!({"name": "API_TOKEN", "fail": true})).await
+    };
+    let (_, spans) = crate::spans::tool_call_spans(calls).await;
+    assert_eq!(spans.len(), 3);
+    let everything = format!("{spans:?}");
+    assert!(!everything.contains(TOKEN), "{everything}");
+    assert!(spans[1]["input.value"].contains(REDACTED), "{:?}", spans[1]);
+    assert!(spans[2]["otel.status_message"].contains(REDACTED), "{:?}", spans[2]);
+}
+
+#[tokio::test]
 async fn sockets_and_name_lookups_are_refused() {
     let output = contain("socket_open", json!({"port": world().port})).await;
     let message = tool_message(&output);

@@ -14,5 +14,6 @@ mod messages;
 mod pooling;
 mod reload;
 mod soak;
+mod spans;
 mod tools;
 mod toolsets;

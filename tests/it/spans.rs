@@ -1,0 +1,116 @@
+//! Every call is a span with OpenInference's TOOL attributes and toolcell's own.
+
+use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use toolcell_runtime::{LimitOverrides, ToolCall};
+use tracing::Subscriber;
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
+use tracing_subscriber::registry::LookupSpan;
+
+use crate::common::runtime;
+
+/// A span's fields, each as text.
+pub type Fields = BTreeMap<String, String>;
+
+/// Records every span's fields; a span is kept once it closes.
+#[derive(Clone, Default)]
+struct Recorder {
+    open: Arc<Mutex<HashMap<u64, (String, Fields)>>>,
+    closed: Arc<Mutex<Vec<(String, Fields)>>>,
+}
+
+struct Collect<'a>(&'a mut Fields);
+
+impl Visit for Collect<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name().to_owned(), value.to_owned());
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.0.insert(field.name().to_owned(), format!("{value:?}"));
+    }
+}
+
+impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Recorder {
+    fn on_new_span(&self, attributes: &Attributes<'_>, id: &Id, _: Context<'_, S>) {
+        let mut fields = Fields::new();
+        attributes.record(&mut Collect(&mut fields));
+        self.open.lock().unwrap().insert(id.into_u64(), (attributes.metadata().name().to_owned(), fields));
+    }
+
+    fn on_record(&self, id: &Id, values: &Record<'_>, _: Context<'_, S>) {
+        if let Some((_, fields)) = self.open.lock().unwrap().get_mut(&id.into_u64()) {
+            values.record(&mut Collect(fields));
+        }
+    }
+
+    fn on_close(&self, id: Id, _: Context<'_, S>) {
+        if let Some(span) = self.open.lock().unwrap().remove(&id.into_u64()) {
+            self.closed.lock().unwrap().push(span);
+        }
+    }
+}
+
+/// Runs `future` with every span recorded, and returns its output and the `tool_call` spans.
+pub async fn tool_call_spans<F: Future>(future: F) -> (F::Output, Vec<Fields>) {
+    let recorder = Recorder::default();
+    let guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(recorder.clone()));
+    let output = future.await;
+    drop(guard);
+    let spans = recorder
+        .closed
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(name, _)| name == "tool_call")
+        .map(|(_, fields)| fields.clone())
+        .collect();
+    (output, spans)
+}
+
+#[tokio::test]
+async fn a_successful_call_is_an_openinference_tool_span() {
+    let arguments = json!({"expression": "6 * 7"});
+    let (output, spans) =
+        tool_call_spans(runtime().call(ToolCall::new("call_7", "calculator", arguments.clone()))).await;
+    let [span] = spans.as_slice() else { panic!("one span: {spans:?}") };
+    let definition = runtime().definition("calculator").unwrap();
+    assert_eq!(span["otel.name"], "calculator");
+    assert_eq!(span["openinference.span.kind"], "TOOL");
+    assert_eq!(span["tool.name"], "calculator");
+    assert_eq!(span["tool_call.id"], "call_7");
+    assert_eq!(span["tool.description"], definition.description);
+    assert_eq!(serde_json::from_str::<Value>(&span["tool.parameters"]).unwrap(), definition.parameters);
+    assert_eq!(serde_json::from_str::<Value>(&span["input.value"]).unwrap(), arguments);
+    assert_eq!(span["input.mime_type"], "application/json");
+    assert_eq!(span["output.value"], output.content);
+    assert_eq!(span["output.mime_type"], "application/json");
+    assert_eq!(span["otel.status_code"], "OK");
+    assert_eq!(span["toolcell.tool.version"], "1.0.0");
+    assert!(span["toolcell.tool.source"].ends_with("calculator.wasm"), "{span:?}");
+    assert_eq!(span["toolcell.fuel_consumed"], output.usage.fuel_consumed.to_string());
+    assert_eq!(span["toolcell.peak_memory_bytes"], output.usage.peak_memory_bytes.to_string());
+    assert!(!span.contains_key("toolcell.error.kind"));
+}
+
+#[tokio::test]
+async fn a_failed_call_carries_its_kind_message_and_the_limit_it_hit() {
+    let call = ToolCall::new("c", "infinite_loop", json!({})).with_limits(LimitOverrides::new().fuel(200_000));
+    let (output, spans) = tool_call_spans(runtime().call(call)).await;
+    let span = &spans[0];
+    assert_eq!(span["otel.status_code"], "ERROR");
+    assert_eq!(span["otel.status_message"], format!("fuel_exhausted: {}", output.content));
+    assert_eq!(span["toolcell.error.kind"], "fuel_exhausted");
+    assert_eq!(span["toolcell.error.retryable"], "false");
+    assert_eq!(span["toolcell.limit"], "fuel");
+    assert_eq!(span["output.mime_type"], "text/plain");
+
+    let (_, spans) = tool_call_spans(runtime().call(ToolCall::new("c", "calculater", json!({})))).await;
+    assert_eq!(spans[0]["toolcell.error.kind"], "unknown_tool");
+    assert!(!spans[0].contains_key("tool.description"), "no tool, no definition");
+}
