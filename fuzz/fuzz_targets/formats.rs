@@ -13,7 +13,8 @@ use toolcell_runtime::{Format, ToolDefinition, repair};
 fuzz_target!(|data: &[u8]| {
     let Ok(Value::Array(parts)) = serde_json::from_slice::<Value>(data) else { return };
     let [schema, arguments] = parts.as_slice() else { return };
-    let definition = json!({"name": "fuzzed", "description": "A fuzzed tool.", "version": "1.0.0", "parameters": schema});
+    let definition =
+        json!({"name": "fuzzed", "description": "A fuzzed tool.", "version": "1.0.0", "parameters": schema});
     let Ok(definition) = serde_json::from_value::<ToolDefinition>(definition) else { return };
     for format in Format::ALL {
         let _ = definition.to_format(format);

@@ -3,8 +3,8 @@
 //! tokio's `stdin()` and `stdout()` read and write on a blocking thread, so every message
 //! crosses threads twice more than it must. When the client gives the server pipes (as every
 //! client that starts a server does), they are read and written on the tokio reactor
-//! instead, which takes about a third off a `tools/call` round trip. Anything else (a
-//! terminal, a file) keeps tokio's portable stdio.
+//! instead (a `tools/call` round trip went from 0.22 to 0.19 ms p50 in the serve
+//! benchmark). Anything else (a terminal, a file) keeps tokio's portable stdio.
 
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::either::Either;
