@@ -1,7 +1,9 @@
 //! Each call as a `tracing` span carrying OpenInference's attributes for a TOOL span, and
 //! toolcell's own (`toolcell.*`). Exporting them (OTLP) is the process's business: an
 //! embedding or the CLI installs a `tracing-opentelemetry` layer, and these fields become the
-//! span's attributes (`otel.name` its name, `otel.status_*` its status).
+//! span's attributes (`otel.name` its name, `otel.status_code` and `otel.status_description`
+//! its status, as `tracing-opentelemetry` 0.34 reads them). Numbers are recorded as `i64`:
+//! that layer exports a `u64` field as a string.
 //!
 //! Nothing is computed for a span no subscriber records: the fields are filled in only when
 //! the span is enabled.
@@ -24,7 +26,7 @@ pub(crate) fn call_span(tool: &str, call_id: &str) -> Span {
         "tool_call",
         otel.name = tool,
         otel.status_code = Empty,
-        otel.status_message = Empty,
+        otel.status_description = Empty,
         openinference.span.kind = "TOOL",
         tool.name = tool,
         tool.description = Empty,
@@ -74,16 +76,16 @@ pub(crate) fn record_output(span: &Span, output: &ToolOutput) {
     }
     span.record("output.value", cut(output.content.clone()));
     span.record("output.mime_type", if output.is_error { "text/plain" } else { "application/json" });
-    span.record("toolcell.duration_us", u64::try_from(output.usage.duration.as_micros()).unwrap_or(u64::MAX));
-    span.record("toolcell.fuel_consumed", output.usage.fuel_consumed);
-    span.record("toolcell.peak_memory_bytes", output.usage.peak_memory_bytes);
+    span.record("toolcell.duration_us", signed(output.usage.duration.as_micros()));
+    span.record("toolcell.fuel_consumed", signed(output.usage.fuel_consumed));
+    span.record("toolcell.peak_memory_bytes", signed(output.usage.peak_memory_bytes));
     match &output.error {
         None => {
             span.record("otel.status_code", "OK");
         }
         Some(error) => {
             span.record("otel.status_code", "ERROR");
-            span.record("otel.status_message", cut(format!("{}: {}", error.kind(), output.content)));
+            span.record("otel.status_description", cut(format!("{}: {}", error.kind(), output.content)));
             span.record("toolcell.error.kind", error.kind());
             span.record("toolcell.error.retryable", error.retryable());
             if let Some(limit) = limit_hit(error) {
@@ -91,6 +93,11 @@ pub(crate) fn record_output(span: &Span, output: &ToolOutput) {
             }
         }
     }
+}
+
+/// A count as `i64`, saturating (no call comes near).
+fn signed(count: impl TryInto<i64>) -> i64 {
+    count.try_into().unwrap_or(i64::MAX)
 }
 
 /// The limit a failure hit, if it was one.

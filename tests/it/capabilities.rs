@@ -268,17 +268,18 @@ async fn granted_secrets_are_redacted_from_results_errors_and_diagnostics() {
 #[tokio::test]
 async fn granted_secrets_never_reach_span_attributes() {
     // The model echoes the secret in its arguments; the tool puts it in its result and error.
+    let run = |id: &'static str, arguments: Value| world().runtime.call(ToolCall::new(id, "env_reader", arguments));
     let calls = async {
-        call("env_reader", json!({"name": "API_TOKEN"})).await;
-        call("env_reader", json!({"name": TOKEN, "fail": true})).await;
-        call("env_reader", json!({"name": "API_TOKEN", "fail": true})).await
+        run("secret-span-1", json!({"name": "API_TOKEN"})).await;
+        run("secret-span-2", json!({"name": TOKEN, "fail": true})).await;
+        run("secret-span-3", json!({"name": "API_TOKEN", "fail": true})).await
     };
-    let (_, spans) = crate::spans::tool_call_spans(calls).await;
+    let (_, spans) = crate::spans::tool_call_spans("secret-span-", calls).await;
     assert_eq!(spans.len(), 3);
     let everything = format!("{spans:?}");
     assert!(!everything.contains(TOKEN), "{everything}");
     assert!(spans[1]["input.value"].contains(REDACTED), "{:?}", spans[1]);
-    assert!(spans[2]["otel.status_message"].contains(REDACTED), "{:?}", spans[2]);
+    assert!(spans[2]["otel.status_description"].contains(REDACTED), "{:?}", spans[2]);
 }
 
 #[tokio::test]

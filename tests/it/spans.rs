@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{Value, json};
 use toolcell_runtime::{LimitOverrides, ToolCall};
@@ -56,18 +56,30 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Recorder {
     }
 }
 
-/// Runs `future` with every span recorded, and returns its output and the `tool_call` spans.
-pub async fn tool_call_spans<F: Future>(future: F) -> (F::Output, Vec<Fields>) {
-    let recorder = Recorder::default();
-    let guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(recorder.clone()));
+/// Records `tool_call` spans for the whole test binary. One global subscriber, because
+/// `tracing` caches whether a callsite is enabled across threads: a subscriber set for one
+/// test's thread alone misses spans now and then while other tests run in parallel.
+fn recorder() -> &'static Recorder {
+    static RECORDER: OnceLock<Recorder> = OnceLock::new();
+    RECORDER.get_or_init(|| {
+        let recorder = Recorder::default();
+        tracing::subscriber::set_global_default(tracing_subscriber::registry().with(recorder.clone()))
+            .expect("no other global subscriber in this test binary");
+        recorder
+    })
+}
+
+/// Runs `future` and returns its output and the `tool_call` spans of the calls whose id
+/// starts with `id_prefix` (each test uses its own), in the order they closed.
+pub async fn tool_call_spans<F: Future>(id_prefix: &str, future: F) -> (F::Output, Vec<Fields>) {
+    let recorder = recorder();
     let output = future.await;
-    drop(guard);
-    let spans = recorder
-        .closed
-        .lock()
-        .unwrap()
+    let closed = recorder.closed.lock().unwrap();
+    let spans = closed
         .iter()
-        .filter(|(name, _)| name == "tool_call")
+        .filter(|(name, fields)| {
+            name == "tool_call" && fields.get("tool_call.id").is_some_and(|id| id.starts_with(id_prefix))
+        })
         .map(|(_, fields)| fields.clone())
         .collect();
     (output, spans)
@@ -76,14 +88,14 @@ pub async fn tool_call_spans<F: Future>(future: F) -> (F::Output, Vec<Fields>) {
 #[tokio::test]
 async fn a_successful_call_is_an_openinference_tool_span() {
     let arguments = json!({"expression": "6 * 7"});
-    let (output, spans) =
-        tool_call_spans(runtime().call(ToolCall::new("call_7", "calculator", arguments.clone()))).await;
+    let call = ToolCall::new("spans-success", "calculator", arguments.clone());
+    let (output, spans) = tool_call_spans("spans-success", runtime().call(call)).await;
     let [span] = spans.as_slice() else { panic!("one span: {spans:?}") };
     let definition = runtime().definition("calculator").unwrap();
     assert_eq!(span["otel.name"], "calculator");
     assert_eq!(span["openinference.span.kind"], "TOOL");
     assert_eq!(span["tool.name"], "calculator");
-    assert_eq!(span["tool_call.id"], "call_7");
+    assert_eq!(span["tool_call.id"], "spans-success");
     assert_eq!(span["tool.description"], definition.description);
     assert_eq!(serde_json::from_str::<Value>(&span["tool.parameters"]).unwrap(), definition.parameters);
     assert_eq!(serde_json::from_str::<Value>(&span["input.value"]).unwrap(), arguments);
@@ -100,17 +112,18 @@ async fn a_successful_call_is_an_openinference_tool_span() {
 
 #[tokio::test]
 async fn a_failed_call_carries_its_kind_message_and_the_limit_it_hit() {
-    let call = ToolCall::new("c", "infinite_loop", json!({})).with_limits(LimitOverrides::new().fuel(200_000));
-    let (output, spans) = tool_call_spans(runtime().call(call)).await;
+    let call = ToolCall::new("spans-fuel", "infinite_loop", json!({})).with_limits(LimitOverrides::new().fuel(200_000));
+    let (output, spans) = tool_call_spans("spans-fuel", runtime().call(call)).await;
     let span = &spans[0];
     assert_eq!(span["otel.status_code"], "ERROR");
-    assert_eq!(span["otel.status_message"], format!("fuel_exhausted: {}", output.content));
+    assert_eq!(span["otel.status_description"], format!("fuel_exhausted: {}", output.content));
     assert_eq!(span["toolcell.error.kind"], "fuel_exhausted");
     assert_eq!(span["toolcell.error.retryable"], "false");
     assert_eq!(span["toolcell.limit"], "fuel");
     assert_eq!(span["output.mime_type"], "text/plain");
 
-    let (_, spans) = tool_call_spans(runtime().call(ToolCall::new("c", "calculater", json!({})))).await;
+    let (_, spans) =
+        tool_call_spans("spans-unknown", runtime().call(ToolCall::new("spans-unknown", "calculater", json!({})))).await;
     assert_eq!(spans[0]["toolcell.error.kind"], "unknown_tool");
     assert!(!spans[0].contains_key("tool.description"), "no tool, no definition");
 }
