@@ -666,23 +666,12 @@ impl Runtime {
     /// Runs several calls concurrently (as a model's parallel tool calls), returning their
     /// outputs in the same order. Calls beyond the runtime's concurrency limit wait.
     pub async fn call_all(&self, calls: impl IntoIterator<Item = ToolCall>) -> Vec<ToolOutput> {
-        let tasks: Vec<_> = calls
-            .into_iter()
-            .map(|call| {
-                let runtime = self.clone();
-                let fallback = ToolCall::new(call.id.clone(), call.name.clone(), Value::Null);
-                (fallback, tokio::spawn(async move { runtime.call(call).await }))
-            })
-            .collect();
-        let mut outputs = Vec::with_capacity(tasks.len());
-        for (fallback, task) in tasks {
-            outputs.push(task.await.unwrap_or_else(|err| {
-                let error = CallError::Internal { message: "the call's task ended abnormally".into() };
-                let diagnostics = Diagnostics { detail: Some(err.to_string()), ..Diagnostics::default() };
-                ToolOutput::failure(&fallback, error, Usage::default(), diagnostics)
-            }));
-        }
-        outputs
+        let runtime = self.clone();
+        call_concurrently(calls, move |call| {
+            let runtime = runtime.clone();
+            async move { runtime.call(call).await }
+        })
+        .await
     }
 
     /// One call: parse → validate → admit → execute → classify → redact.
@@ -751,6 +740,31 @@ impl Runtime {
     fn unknown_tool(&self, name: &str) -> CallError {
         unknown_tool(name, self.inner.tools.keys().cloned().collect())
     }
+}
+
+/// Runs each call on a task of its own with `run`, and returns the outputs in the calls'
+/// order; a task that ends abnormally becomes an `internal` failure of its call.
+pub(crate) async fn call_concurrently<F, Fut>(calls: impl IntoIterator<Item = ToolCall>, run: F) -> Vec<ToolOutput>
+where
+    F: Fn(ToolCall) -> Fut,
+    Fut: Future<Output = ToolOutput> + Send + 'static,
+{
+    let tasks: Vec<_> = calls
+        .into_iter()
+        .map(|call| {
+            let fallback = ToolCall::new(call.id.clone(), call.name.clone(), Value::Null);
+            (fallback, tokio::spawn(run(call)))
+        })
+        .collect();
+    let mut outputs = Vec::with_capacity(tasks.len());
+    for (fallback, task) in tasks {
+        outputs.push(task.await.unwrap_or_else(|err| {
+            let error = CallError::Internal { message: "the call's task ended abnormally".into() };
+            let diagnostics = Diagnostics { detail: Some(err.to_string()), ..Diagnostics::default() };
+            ToolOutput::failure(&fallback, error, Usage::default(), diagnostics)
+        }));
+    }
+    outputs
 }
 
 /// The error for a call to `name`, which is not among `available`.

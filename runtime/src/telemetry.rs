@@ -15,6 +15,7 @@ use crate::call::{Arguments, ToolOutput};
 use crate::error::CallError;
 use crate::load::ToolDefinition;
 use crate::redact::Redactor;
+use crate::truncate::truncated;
 
 /// The most of an input or output value a span carries; the rest is cut, marked with `…`.
 pub(crate) const MAX_VALUE_BYTES: usize = 16 * 1024;
@@ -64,7 +65,7 @@ pub(crate) fn record_input(span: &Span, tool: Option<(&ToolDefinition, &str, &Re
         span.record("toolcell.tool.source", source);
         redactor.text(&mut input);
     }
-    span.record("input.value", cut(input));
+    span.record("input.value", truncated(&input, MAX_VALUE_BYTES));
     span.record("input.mime_type", "application/json");
 }
 
@@ -74,7 +75,7 @@ pub(crate) fn record_output(span: &Span, output: &ToolOutput) {
     if span.is_disabled() {
         return;
     }
-    span.record("output.value", cut(output.content.clone()));
+    span.record("output.value", truncated(&output.content, MAX_VALUE_BYTES));
     span.record("output.mime_type", if output.is_error { "text/plain" } else { "application/json" });
     span.record("toolcell.duration_us", signed(output.usage.duration.as_micros()));
     span.record("toolcell.fuel_consumed", signed(output.usage.fuel_consumed));
@@ -85,7 +86,8 @@ pub(crate) fn record_output(span: &Span, output: &ToolOutput) {
         }
         Some(error) => {
             span.record("otel.status_code", "ERROR");
-            span.record("otel.status_description", cut(format!("{}: {}", error.kind(), output.content)));
+            let description = format!("{}: {}", error.kind(), output.content);
+            span.record("otel.status_description", truncated(&description, MAX_VALUE_BYTES));
             span.record("toolcell.error.kind", error.kind());
             span.record("toolcell.error.retryable", error.retryable());
             if let Some(limit) = limit_hit(error) {
@@ -112,17 +114,4 @@ fn limit_hit(error: &CallError) -> Option<&'static str> {
         CallError::ResourceLimit { .. } => "resources",
         _ => return None,
     })
-}
-
-/// `text`, cut to [`MAX_VALUE_BYTES`] on a character boundary.
-fn cut(mut text: String) -> String {
-    if text.len() > MAX_VALUE_BYTES {
-        let mut end = MAX_VALUE_BYTES;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.truncate(end);
-        text.push('…');
-    }
-    text
 }

@@ -14,7 +14,7 @@ use crate::error::CallError;
 use crate::formats::{Format, MessageError, result_messages, tool_calls};
 use crate::limits::LimitOverrides;
 use crate::load::ToolDefinition;
-use crate::runtime::{Runtime, unknown_tool};
+use crate::runtime::{Runtime, call_concurrently, unknown_tool};
 
 /// A boxed future, as [`Interceptor`]s return them.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -271,23 +271,12 @@ impl ToolSet {
 
     /// Runs several calls at once, as [`Runtime::call_all`] does, each through [`Self::call`].
     pub async fn call_all(&self, calls: impl IntoIterator<Item = ToolCall>) -> Vec<ToolOutput> {
-        let tasks: Vec<_> = calls
-            .into_iter()
-            .map(|call| {
-                let set = self.clone();
-                let fallback = ToolCall::new(call.id.clone(), call.name.clone(), Value::Null);
-                (fallback, tokio::spawn(async move { set.call(call).await }))
-            })
-            .collect();
-        let mut outputs = Vec::with_capacity(tasks.len());
-        for (fallback, task) in tasks {
-            outputs.push(task.await.unwrap_or_else(|err| {
-                let error = CallError::Internal { message: "the call's task ended abnormally".into() };
-                let diagnostics = Diagnostics { detail: Some(err.to_string()), ..Diagnostics::default() };
-                ToolOutput::failure(&fallback, error, Usage::default(), diagnostics)
-            }));
-        }
-        outputs
+        let set = self.clone();
+        call_concurrently(calls, move |call| {
+            let set = set.clone();
+            async move { set.call(call).await }
+        })
+        .await
     }
 
     /// Runs every tool call in a model's `message` at once, within the set, and returns the

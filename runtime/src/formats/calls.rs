@@ -91,12 +91,13 @@ pub fn tool_calls<'a>(
 /// The message(s) that answer `calls` with `outputs` (in the same order), in `format`'s
 /// shape: one `tool` message per call (OpenAI Chat), one `function_call_output` item per call
 /// (Responses), one `user` message of `tool_result` blocks (Anthropic), or one `user`
-/// content of `functionResponse` parts (Gemini).
-///
-/// # Panics
-/// When `format` is [`Format::Mcp`], which has no result messages.
+/// content of `functionResponse` parts (Gemini), or one `tools/call` result per call (MCP:
+/// the text, `structuredContent` for an object, `isError`).
 pub fn result_messages(format: Format, outputs: &[ToolOutput]) -> Vec<Value> {
-    match shape(format).expect("MCP has no result messages") {
+    let Some(shape) = shape(format) else {
+        return outputs.iter().map(mcp_result).collect();
+    };
+    match shape {
         Shape::Chat => outputs
             .iter()
             .map(|output| json!({"role": "tool", "tool_call_id": output.call_id, "content": output.content}))
@@ -237,6 +238,15 @@ fn gemini_calls(message: &Value) -> Result<Vec<RawCall>, String> {
             })
         })
         .collect()
+}
+
+/// A `tools/call` result, as `toolcell serve` answers.
+fn mcp_result(output: &ToolOutput) -> Value {
+    let mut result = json!({"content": [{"type": "text", "text": output.content}], "isError": output.is_error});
+    if let Some(value) = output.value().filter(Value::is_object) {
+        result["structuredContent"] = value;
+    }
+    result
 }
 
 /// The id given to a Gemini function call without one, before its position; its response

@@ -454,7 +454,9 @@ impl Converter<'_> {
             };
             let mut property = self.node(&property, &format!("{pointer}/properties/{}", escape(name)))?;
             if self.dialect.all_required && optional {
-                self.make_nullable(property.as_object_mut().expect("a converted schema is an object"));
+                if let Some(schema) = property.as_object_mut() {
+                    self.make_nullable(schema);
+                }
                 append_sentence(&mut property, "null means not given.");
             }
             converted.insert(name.clone(), property);

@@ -354,6 +354,12 @@ fn result_messages_answer_each_call_in_the_providers_shape() {
     );
     assert_eq!(gemini["parts"][1]["functionResponse"]["id"], "toolu_2");
     assert!(gemini["parts"][1]["functionResponse"]["response"]["error"].is_string());
+    let mcp = result_messages(Format::Mcp, &outputs);
+    assert_eq!(
+        mcp[0],
+        json!({"content": [{"type": "text", "text": "{\"v\":1}"}], "isError": false, "structuredContent": {"v": 1}})
+    );
+    assert_eq!(mcp[1]["isError"], true);
 }
 
 #[test]
