@@ -106,7 +106,11 @@ impl std::fmt::Debug for ToolSet {
 
 /// A tool set naming tools the runtime does not have.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("the tool set names tools that are not loaded: {}; loaded: {}", .unknown.join(", "), .loaded.join(", "))]
+#[error(
+    "the tool set names tools that are not loaded: {}; loaded: {}. Fix the names given to allow and deny",
+    .unknown.join(", "),
+    .loaded.join(", ")
+)]
 #[non_exhaustive]
 pub struct ToolSetError {
     /// The names not loaded.

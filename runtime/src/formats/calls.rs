@@ -9,7 +9,10 @@ use crate::runtime::Runtime;
 
 /// A message that does not hold tool calls in the shape its format says.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("not a message with tool calls in the {format} shape: {reason}")]
+#[error(
+    "not a message with tool calls in the {format} shape: {reason}. Pass the assistant message (or the whole \
+     response) as the provider returned it, with the format its tools were given in"
+)]
 #[non_exhaustive]
 pub struct MessageError {
     /// The format the message was read as.

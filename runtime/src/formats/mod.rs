@@ -128,7 +128,10 @@ impl FromStr for Format {
 
 /// A definition that cannot be expressed in a format.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("tool `{tool}` cannot be exported as {format}: at {pointer} of its parameters schema, {rule}")]
+#[error(
+    "tool `{tool}` cannot be exported as {format}: at {pointer} of its parameters schema, {rule}. Export it in \
+     another format, or change the tool's schema"
+)]
 #[non_exhaustive]
 pub struct FormatError {
     /// The tool.
