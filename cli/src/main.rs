@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 use toolcell_mcp::{Catalog, ContextHeader, HttpOptions};
 use toolcell_runtime::{
     CallError, DirGrant, EnvGrant, Format, Grants, HostPattern, LimitOverrides, Policy, RequestedCapabilities, Runtime,
-    RuntimeBuilder, ToolAnnotations, ToolCall,
+    RuntimeBuilder, ToolAnnotations, ToolCall, TraceParent,
 };
 
 /// Exit code when the tool call itself failed (the printed output says how).
@@ -125,6 +125,14 @@ enum Command {
     Serve(Box<ServeArgs>),
 }
 
+impl Command {
+    /// Whether the command runs tool calls, and so exports spans and metrics when OTLP is
+    /// configured.
+    fn runs_calls(&self) -> bool {
+        matches!(self, Command::Invoke(_) | Command::Respond { .. } | Command::Serve(_))
+    }
+}
+
 #[derive(Debug, Args)]
 struct ServeArgs {
     /// stdio: one client on stdin/stdout. http: streamable HTTP at http://LISTEN/mcp.
@@ -189,6 +197,9 @@ struct InvokeArgs {
     /// The call id given to the tool.
     #[arg(long, default_value = "cli")]
     id: String,
+    /// Continue this W3C trace: the call's span becomes a child of it (with OTLP export on).
+    #[arg(long, env = "TRACEPARENT", value_name = "00-TRACE_ID-SPAN_ID-FLAGS", value_parser = parse::trace_parent)]
+    traceparent: Option<TraceParent>,
     /// Fuel limit (about one unit per WebAssembly instruction).
     #[arg(long, value_name = "N")]
     fuel: Option<u64>,
@@ -234,12 +245,6 @@ fn main() -> ExitCode {
             return if err.use_stderr() { ExitCode::from(EXIT_USAGE) } else { ExitCode::SUCCESS };
         }
     };
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_env("TOOLCELL_LOG"))
-        .with_writer(std::io::stderr)
-        // Colour codes only for a person at a terminal, never in a log file or a client's pipe.
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {
@@ -247,13 +252,51 @@ fn main() -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    match runtime.block_on(run(cli)) {
+    let otlp = match cli.command.runs_calls() {
+        // gRPC export needs the async runtime entered while it is set up.
+        true => match runtime.block_on(async { toolcell_telemetry::Otlp::from_env() }) {
+            Ok(otlp) => otlp,
+            Err(err) => {
+                eprintln!("error: {err}");
+                return ExitCode::from(EXIT_USAGE);
+            }
+        },
+        false => None,
+    };
+    init_logging(otlp.as_ref());
+    let code = match runtime.block_on(run(cli)) {
         Ok(code) => code,
         Err(err) => {
             eprintln!("error: {err:#}");
             ExitCode::from(EXIT_USAGE)
         }
+    };
+    // Every call's span has ended by now; export what is buffered while the runtime lives.
+    if let Some(Err(err)) = otlp.map(toolcell_telemetry::Otlp::shutdown) {
+        eprintln!("warning: {err}");
     }
+    code
+}
+
+/// Logs to stderr as `TOOLCELL_LOG` says (errors only by default), and, when OTLP export is
+/// on, every call's span to the collector whatever `TOOLCELL_LOG` says.
+fn init_logging(otlp: Option<&toolcell_telemetry::Otlp>) {
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+
+    let log = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        // Colour codes only for a person at a terminal, never in a log file or a client's pipe.
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_filter(tracing_subscriber::EnvFilter::from_env("TOOLCELL_LOG"));
+    let spans = otlp.and_then(toolcell_telemetry::Otlp::layer).map(|layer| {
+        let toolcell = tracing_subscriber::filter::Targets::new()
+            .with_target("toolcell_runtime", tracing::Level::INFO)
+            .with_target("toolcell_mcp", tracing::Level::INFO);
+        layer.with_filter(toolcell)
+    });
+    tracing_subscriber::registry().with(log).with(spans).init();
 }
 
 async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -495,7 +538,10 @@ async fn invoke(source: Source<'_>, args: InvokeArgs) -> anyhow::Result<ExitCode
 
     // An unknown name is not a usage error here: the output shows what a model would get.
     let (runtime, name) = load_one(source, &args.tool, &args.grants()).await?;
-    let call = ToolCall::new(args.id, name.clone(), arguments).with_context(context).with_limits(limits);
+    let mut call = ToolCall::new(args.id, name.clone(), arguments).with_context(context).with_limits(limits);
+    if let Some(parent) = args.traceparent {
+        call = call.with_trace_parent(parent);
+    }
     let output = runtime.call(call).await;
     print_json(&output)?;
     if output.is_error {

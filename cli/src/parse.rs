@@ -45,6 +45,11 @@ pub fn size(text: &str) -> Result<u64, String> {
     number.checked_mul(multiplier).ok_or_else(|| format!("`{text}` is too large"))
 }
 
+/// A W3C `traceparent` value.
+pub fn trace_parent(text: &str) -> Result<toolcell_runtime::TraceParent, String> {
+    toolcell_runtime::TraceParent::parse(text, None).map_err(|err| err.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

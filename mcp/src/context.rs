@@ -1,11 +1,13 @@
-//! Host context from HTTP headers: `--context-header X-User-Id=user_id` copies a request
-//! header into each call's host context (never into the schema), so one server can tell
-//! its users apart.
+//! What a request carries into its call besides the arguments. Host context from HTTP
+//! headers: `--context-header X-User-Id=user_id` copies a request header into each call's
+//! host context (never into the schema), so one server can tell its users apart. And the
+//! caller's trace context, which the call's span continues.
 
 use std::str::FromStr;
 
 use http::{HeaderMap, HeaderName};
 use serde_json::{Map, Value};
+use toolcell_runtime::TraceParent;
 
 /// One header copied into the host context, under `key`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,6 +47,20 @@ pub(crate) fn from_headers(mappings: &[ContextHeader], headers: &HeaderMap) -> M
             Some((mapping.key.clone(), Value::String(value.to_owned())))
         })
         .collect()
+}
+
+/// The W3C trace context a request continues: its `_meta.traceparent` (and `tracestate`),
+/// else, over HTTP, its `traceparent` header. A malformed one is ignored, as W3C Trace
+/// Context asks: the call then starts its own trace.
+pub(crate) fn trace_parent(meta: &rmcp::model::MetaObject, headers: Option<&HeaderMap>) -> Option<TraceParent> {
+    let header = |name: &str| headers?.get(name)?.to_str().ok();
+    let (traceparent, tracestate) = match meta.get_traceparent() {
+        Some(traceparent) => (traceparent, meta.get_tracestate()),
+        None => (header("traceparent")?, header("tracestate")),
+    };
+    TraceParent::parse(traceparent, tracestate)
+        .inspect_err(|error| tracing::debug!(%error, "trace context ignored"))
+        .ok()
 }
 
 #[cfg(test)]

@@ -73,8 +73,17 @@ impl ServerHandler for ToolServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let runtime = self.catalog.runtime();
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let call = ToolCall::new(context.id.to_string(), request.name, Arguments::Value(arguments))
+        let mut call = ToolCall::new(context.id.to_string(), request.name, Arguments::Value(arguments))
             .with_context(self.host_context(&context));
+        let headers = context.extensions.get::<http::request::Parts>().map(|request| &request.headers);
+        // rmcp moves the request's `_meta` into the context; the params keep it otherwise.
+        let meta = match (context.meta.get_traceparent(), &request.meta) {
+            (None, Some(params_meta)) => params_meta,
+            _ => &context.meta,
+        };
+        if let Some(parent) = crate::context::trace_parent(meta, headers) {
+            call = call.with_trace_parent(parent);
+        }
         let output = runtime.call_cancellable(call, &context.ct).await;
         convert::call_result(output).map(CallToolResponse::from)
     }

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::error::CallError;
 use crate::limits::LimitOverrides;
+use crate::telemetry::TraceParent;
 
 /// One call a model asked for.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,6 +24,9 @@ pub struct ToolCall {
     pub context: Map<String, Value>,
     /// Limits for this call only, on top of the tool's.
     pub limits: LimitOverrides,
+    /// The caller's W3C trace context, which the call's span continues (else the span is a
+    /// child of the current `tracing` span).
+    pub trace_parent: Option<TraceParent>,
 }
 
 impl ToolCall {
@@ -34,6 +38,7 @@ impl ToolCall {
             arguments: arguments.into(),
             context: Map::new(),
             limits: LimitOverrides::default(),
+            trace_parent: None,
         }
     }
 
@@ -48,6 +53,13 @@ impl ToolCall {
     #[must_use]
     pub fn with_limits(mut self, limits: LimitOverrides) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Continues the caller's trace: the call's span becomes a child of this context.
+    #[must_use]
+    pub fn with_trace_parent(mut self, parent: TraceParent) -> Self {
+        self.trace_parent = Some(parent);
         self
     }
 }

@@ -40,6 +40,7 @@ mod http;
 mod limits;
 mod link;
 mod load;
+mod metrics;
 mod output;
 mod policy;
 mod redact;
@@ -60,11 +61,13 @@ pub use limits::{LimitOverrides, Limits};
 pub use load::{
     LoadDiagnostic, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, MAX_TITLE_CHARS, ToolAnnotations, ToolDefinition,
 };
+pub use metrics::{Histogram, METER_NAME, Metrics, ToolMetrics};
 pub use policy::{
     DirGrant, EnvGrant, EnvValue, Grants, HostPattern, MIN_SECRET_CHARS, POLICY_FILE, Policy, PolicyError, REDACTED,
     RequestedCapabilities, RequestedDirectory,
 };
 pub use runtime::{Runtime, RuntimeBuilder, RuntimeError};
+pub use telemetry::{TraceParent, TraceParentError};
 /// Cancels a call started with [`Runtime::call_cancellable`] (re-exported from `tokio-util`).
 pub use tokio_util::sync::CancellationToken;
 pub use toolset::{BoxFuture, Interceptor, Retry, ToolSet, ToolSetBuilder, ToolSetError, Verdict};

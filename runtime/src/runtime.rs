@@ -24,6 +24,7 @@ use crate::http::{HttpEvents, RequestSlots, Resolver};
 use crate::limits::{LimitOverrides, Limits};
 use crate::link::Linkers;
 use crate::load::{self, LoadDiagnostic, LoadedTool, ToolDefinition};
+use crate::metrics::{Metrics, Recorder, ToolCounters};
 use crate::output::check_output;
 use crate::policy::{
     Access, GrantedDir, Grants, POLICY_FILE, Policy, PolicyError, RequestedCapabilities, exposes_cache,
@@ -227,6 +228,7 @@ impl RuntimeBuilder {
             pooling,
             admission: Admission::new(concurrency),
             network: Network { resolver: self.resolver, request_slots: RequestSlots::default() },
+            metrics: Recorder::new(),
             _ticker: ticker,
         });
         let recipe = Arc::new(Recipe {
@@ -293,11 +295,12 @@ async fn assemble(
             reason: format!("grants or limits are set for tool `{name}`, but no loaded tool has that name"),
         });
     }
-    let mut entries = grant_access(tools, &policy, &recipe.limits, &shared.linkers, &mut diagnostics);
+    let mut entries = grant_access(tools, &policy, &recipe.limits, &shared, &mut diagnostics);
     refuse_unsafe_grants(&mut entries, shared.cache.as_ref().map(CompileCache::dir), &mut diagnostics);
     for diagnostic in &diagnostics {
         tracing::warn!(source = %diagnostic.source, reason = %diagnostic.reason, "component not loaded");
     }
+    telemetry::record_load(entries.values().map(|entry| &entry.tool.definition), diagnostics.len());
     let runtime = Runtime { inner: Arc::new(Inner { shared, recipe, tools: entries, diagnostics }) };
     Ok((runtime, compiled))
 }
@@ -308,7 +311,7 @@ fn grant_access(
     tools: BTreeMap<String, LoadedTool>,
     policy: &Policy,
     default_limits: &Limits,
-    linkers: &Linkers,
+    shared: &Shared,
     diagnostics: &mut Vec<LoadDiagnostic>,
 ) -> BTreeMap<String, ToolEntry> {
     let mut entries = BTreeMap::new();
@@ -317,7 +320,7 @@ fn grant_access(
         tool.settle_open_world(!grants.allow_hosts.is_empty());
         let linked = Access::resolve(&grants, |variable| std::env::var(variable).ok()).and_then(|access| {
             if !access.allow_hosts.is_empty() {
-                tool.link_http(linkers)?;
+                tool.link_http(&shared.linkers)?;
             } else if !tool.requested.http_hosts.is_empty() {
                 tracing::warn!(
                     tool = %name,
@@ -330,7 +333,8 @@ fn grant_access(
         match linked {
             Ok(access) => {
                 let limits = default_limits.with(&grants.limits);
-                entries.insert(name, ToolEntry { tool, limits, grants, access });
+                let counters = shared.metrics.tool(&name);
+                entries.insert(name, ToolEntry { tool, limits, grants, access, counters });
             }
             Err(reason) => diagnostics.push(LoadDiagnostic {
                 reason: format!("tool `{name}` was not loaded: {reason}"),
@@ -509,6 +513,8 @@ struct ToolEntry {
     limits: Limits,
     grants: Grants,
     access: Access,
+    /// This tool's metrics (the same across reloads).
+    counters: Arc<ToolCounters>,
 }
 
 /// What a runtime was built from, kept so that [`Runtime::reload`] can build it again.
@@ -530,6 +536,7 @@ struct Shared {
     pooling: Option<Pooling>,
     admission: Admission,
     network: Network,
+    metrics: Recorder,
     _ticker: EpochTicker,
 }
 
@@ -634,6 +641,14 @@ impl Runtime {
         self.inner.shared.admission.in_flight()
     }
 
+    /// Calls, errors by kind, latency and fuel per tool since the runtime was built (counts
+    /// survive reloads), and the calls in flight now. The same numbers go to an
+    /// OpenTelemetry meter provider when the process installed one before building the
+    /// runtime (see [`crate::METER_NAME`]).
+    pub fn metrics(&self) -> Metrics {
+        self.inner.shared.metrics.snapshot(self.calls_in_flight())
+    }
+
     /// Runs one call. Never fails: whatever the model sent and however the tool behaves,
     /// the outcome is a [`ToolOutput`] (with [`ToolOutput::is_error`] and a typed
     /// [`CallError`] when it failed). Must run inside a tokio runtime.
@@ -649,17 +664,20 @@ impl Runtime {
         self.traced(call, Some(cancel)).await
     }
 
-    /// One call in its span (see [`crate::telemetry`]).
+    /// One call in its span (see [`crate::telemetry`]) and its metrics.
     async fn traced(&self, call: ToolCall, cancel: Option<&CancellationToken>) -> ToolOutput {
         let span = telemetry::call_span(&call.name, &call.id);
-        let tool = self
-            .inner
-            .tools
-            .get(&call.name)
-            .map(|entry| (&entry.tool.definition, entry.tool.source.as_str(), &entry.access.redactor));
+        if let Some(parent) = &call.trace_parent {
+            telemetry::set_parent(&span, parent);
+        }
+        let entry = self.inner.tools.get(&call.name);
+        let record = self.inner.shared.metrics.start(entry.map(|entry| &entry.counters));
+        let tool = entry.map(|entry| (&entry.tool.definition, entry.tool.source.as_str(), &entry.access.redactor));
         telemetry::record_input(&span, tool, &call.arguments);
         let output = self.run(call, cancel).instrument(span.clone()).await;
         telemetry::record_output(&span, &output);
+        let error_kind = output.error.as_ref().map(CallError::kind);
+        record.finish(error_kind, output.usage.duration, output.usage.fuel_consumed);
         output
     }
 

@@ -11,6 +11,7 @@ mod formats;
 mod guests;
 mod loading;
 mod messages;
+mod metrics;
 mod pooling;
 mod reload;
 mod soak;

@@ -61,8 +61,15 @@ pub fn serve_command(args: &[&str]) -> Command {
 
 /// An rmcp client connected to `toolcell serve` over stdio (the `initialize` handshake).
 pub async fn stdio_client(args: &[&str]) -> RunningService<RoleClient, ()> {
+    stdio_client_with_env(args, &[]).await
+}
+
+/// [`stdio_client`] with these environment variables set for the server.
+pub async fn stdio_client_with_env(args: &[&str], env: &[(&str, &str)]) -> RunningService<RoleClient, ()> {
+    let mut command = serve_command(args);
+    command.envs(env.iter().copied());
     let (transport, _stderr) =
-        TokioChildProcess::builder(serve_command(args)).stderr(Stdio::null()).spawn().expect("toolcell starts");
+        TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().expect("toolcell starts");
     rmcp::ServiceExt::serve((), transport).await.expect("the MCP handshake succeeds")
 }
 
@@ -80,8 +87,13 @@ impl HttpServer {
     }
 
     pub async fn start_on(listen: &str, args: &[&str]) -> Self {
+        Self::start_with_env(listen, args, &[]).await
+    }
+
+    /// [`HttpServer::start_on`] with these environment variables set for the server.
+    pub async fn start_with_env(listen: &str, args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut command = serve_command(&["--transport", "http", "--listen", listen]);
-        command.args(args).stderr(Stdio::piped()).stdout(Stdio::null());
+        command.args(args).envs(env.iter().copied()).stderr(Stdio::piped()).stdout(Stdio::null());
         let mut child = command.spawn().expect("toolcell starts");
         let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
         let url = tokio::time::timeout(Duration::from_secs(120), async {

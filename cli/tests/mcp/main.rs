@@ -3,5 +3,6 @@
 
 mod common;
 mod http;
+mod otlp;
 mod reload;
 mod stdio;
