@@ -10,6 +10,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
+use tracing::instrument::WithSubscriber as _;
 use wasmtime::Engine;
 
 use crate::admission::{Admission, CallsInFlight, default_max_concurrent_calls};
@@ -771,7 +772,10 @@ where
         .into_iter()
         .map(|call| {
             let fallback = ToolCall::new(call.id.clone(), call.name.clone(), Value::Null);
-            (fallback, tokio::spawn(run(call)))
+            // In the caller's span and subscriber, so that each call's span is its child (as
+            // with `call`), even under a subscriber set only for the caller's thread.
+            let traced = run(call).instrument(tracing::Span::current()).with_current_subscriber();
+            (fallback, tokio::spawn(traced))
         })
         .collect();
     let mut outputs = Vec::with_capacity(tasks.len());

@@ -37,6 +37,11 @@ async fn the_builder_exports_parented_spans_and_metrics_that_match_the_runtimes(
     let run = tracing::info_span!("agent_run");
     let by_span = runtime.call(ToolCall::new("lib-1", "calculator", json!({"expression": "1 + 2"})));
     by_span.instrument(run.clone()).await;
+    let parallel = runtime.call_all([
+        ToolCall::new("lib-3", "regex", json!({"pattern": "a+", "text": "caaab"})),
+        ToolCall::new("lib-4", "json_query", json!({"document": {"a": 1}, "query": "$.a"})),
+    ]);
+    parallel.instrument(run.clone()).await;
     let parent = TraceParent::parse(TRACEPARENT, Some("vendor=abc")).unwrap();
     let by_context = ToolCall::new("lib-2", "unit_convert", json!({"value": 1, "from": "km", "to": "parsec"}));
     runtime.call(by_context.with_trace_parent(parent)).await;
@@ -48,6 +53,9 @@ async fn the_builder_exports_parented_spans_and_metrics_that_match_the_runtimes(
     let (agent_run, calculator, convert) = (span("agent_run"), span("calculator"), span("unit_convert"));
     assert_eq!(calculator.parent_span_id, agent_run.span_id, "the current span parents the call");
     assert_eq!(calculator.trace_id, agent_run.trace_id);
+    for parallel in [span("regex"), span("json_query")] {
+        assert_eq!(parallel.parent_span_id, agent_run.span_id, "call_all's calls are children too");
+    }
     assert_eq!(
         (convert.trace_id.as_str(), convert.parent_span_id.as_str()),
         (&TRACEPARENT[3..35], &TRACEPARENT[36..52])

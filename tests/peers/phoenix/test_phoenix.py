@@ -1,12 +1,16 @@
 """OpenInference spans from toolcell, read back from Arize Phoenix: `toolcell invoke` over
-OTLP/HTTP, `toolcell serve` over OTLP/gRPC, each continuing the caller's W3C trace."""
+OTLP/HTTP and `toolcell serve` over OTLP/gRPC, each continuing the caller's W3C trace, and
+one run of `examples/agent.rs` (the library) as one trace."""
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import secrets
 import subprocess
+import threading
+from pathlib import Path
 
 from toolcell_server import toolcell_bin
 
@@ -105,3 +109,79 @@ def test_serve_sends_spans_over_grpc_continuing_the_requests_meta_traceparent(ph
     assert span["status_code"] == "OK"
     assert span["attributes"]["tool_call.id"] == "2"
     assert json.loads(span["attributes"]["output.value"]) == {"value": 1024.0}
+
+
+class ScriptedModel(http.server.BaseHTTPRequestHandler):
+    """An OpenAI-compatible Chat Completions endpoint replaying a model that sends a wrong
+    parameter name, reads the runtime's error, and corrects itself."""
+
+    turns = [
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "calculator", "arguments": '{"expr": "42.195 * 2"}'}},
+            {"id": "call_2", "type": "function", "function": {
+                "name": "unit_convert", "arguments": '{"value": 42.195, "from": "kilometer", "to": "mile"}'}},
+        ]},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_3", "type": "function", "function": {"name": "calculator", "arguments": '{"expression": "42.195 * 2"}'}},
+        ]},
+        {"role": "assistant", "content": "A marathon is 26.22 miles; two are 84.39 km."},
+    ]
+
+    def do_POST(self):
+        request = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        turn = sum(1 for message in request["messages"] if message["role"] == "assistant")
+        body = json.dumps({
+            "id": f"chatcmpl-{turn}", "object": "chat.completion", "model": request["model"],
+            "choices": [{"index": 0, "message": self.turns[turn], "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 1000 + 100 * turn, "completion_tokens": 20, "total_tokens": 1020 + 100 * turn},
+        }).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def agent_bin() -> str:
+    path = os.environ.get("AGENT_BIN") or str(Path(toolcell_bin()).parent / "examples" / "agent")
+    assert os.access(path, os.X_OK), f"{path}: build it with `cargo build -p toolcell-runtime --example agent`"
+    return path
+
+
+def test_one_agent_run_is_one_trace_of_llm_and_tool_spans(phoenix):
+    project = "toolcell-agent"
+    model = http.server.ThreadingHTTPServer(("127.0.0.1", 0), ScriptedModel)
+    threading.Thread(target=model.serve_forever, daemon=True).start()
+    try:
+        env = toolcell_env(
+            OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=f"{phoenix.base}/v1/traces",
+            OTEL_RESOURCE_ATTRIBUTES=f"openinference.project.name={project}",
+            OPENAI_BASE_URL=f"http://127.0.0.1:{model.server_address[1]}/v1",
+            OPENAI_MODEL="scripted",
+        )
+        env.pop("TOOLCELL_TOOLS_DIR", None)
+        run = subprocess.run([agent_bin(), "How far are two marathons?"],
+                             env=env, capture_output=True, text=True, timeout=CALL_TIMEOUT_S)
+    finally:
+        model.shutdown()
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "A marathon is 26.22 miles; two are 84.39 km."
+
+    [agent] = phoenix.get(f"/v1/projects/{project}/spans", span_kind="AGENT", limit="10")["data"]
+    spans = phoenix.spans(project, agent["context"]["trace_id"], 7)
+    children = sorted((span["span_kind"], span["name"], span["status_code"]) for span in spans
+                      if span["parent_id"] == agent["context"]["span_id"])
+    assert children == [
+        ("LLM", "chat.completions", "OK"), ("LLM", "chat.completions", "OK"), ("LLM", "chat.completions", "OK"),
+        ("TOOL", "calculator", "ERROR"), ("TOOL", "calculator", "OK"), ("TOOL", "unit_convert", "OK"),
+    ], spans
+    assert agent["attributes"]["input.value"] == "How far are two marathons?"
+    assert agent["attributes"]["output.value"] == "A marathon is 26.22 miles; two are 84.39 km."
+    [failed] = [span for span in spans if span["status_code"] == "ERROR"]
+    assert "did you mean `expression`?" in failed["attributes"]["output.value"]
+    llm = [span for span in spans if span["span_kind"] == "LLM"]
+    assert {span["attributes"]["llm.model_name"] for span in llm} == {"scripted"}
+    assert sorted(span["attributes"]["llm.token_count.prompt"] for span in llm) == [1000, 1100, 1200]
