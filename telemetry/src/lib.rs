@@ -241,6 +241,33 @@ fn shutdown_error(signal: &'static str, error: &impl std::fmt::Display) -> OtlpE
     OtlpError::Shutdown { signal, reason: error.to_string() }
 }
 
+/// Builds one signal's exporter: from the environment alone when nothing was set in code,
+/// else over the chosen transport with the endpoint (HTTP: plus `/v1/<signal>`) and headers.
+/// A macro because the two signals' builders share their methods but no trait.
+macro_rules! exporter {
+    ($settings:expr, $builder:expr, $protocol:expr, $signal:literal) => {{
+        let settings: &OtlpBuilder = $settings;
+        let fail = |source| OtlpError::Build { signal: $signal, source };
+        match $protocol {
+            None if settings.endpoint.is_none() && settings.headers.is_empty() => $builder.build().map_err(fail),
+            Some(Protocol::Grpc) => {
+                let mut tonic = $builder.with_tonic().with_metadata(settings.metadata()?);
+                if let Some(endpoint) = &settings.endpoint {
+                    tonic = tonic.with_endpoint(endpoint.clone());
+                }
+                tonic.build().map_err(fail)
+            }
+            None | Some(Protocol::HttpProtobuf) => {
+                let mut http = $builder.with_http().with_headers(settings.headers.clone());
+                if let Some(endpoint) = &settings.endpoint {
+                    http = http.with_endpoint(format!("{endpoint}/v1/{}", $signal));
+                }
+                http.build().map_err(fail)
+            }
+        }
+    }};
+}
+
 /// Configures [`Otlp`] in code.
 #[derive(Debug, Clone)]
 pub struct OtlpBuilder {
@@ -369,47 +396,11 @@ impl OtlpBuilder {
     }
 
     fn span_exporter(&self) -> Result<SpanExporter, OtlpError> {
-        let fail = |source| OtlpError::Build { signal: "traces", source };
-        let builder = SpanExporter::builder();
-        match self.traces_protocol {
-            None if self.endpoint.is_none() && self.headers.is_empty() => builder.build().map_err(fail),
-            Some(Protocol::Grpc) => {
-                let mut tonic = builder.with_tonic().with_metadata(self.metadata()?);
-                if let Some(endpoint) = &self.endpoint {
-                    tonic = tonic.with_endpoint(endpoint.clone());
-                }
-                tonic.build().map_err(fail)
-            }
-            None | Some(Protocol::HttpProtobuf) => {
-                let mut http = builder.with_http().with_headers(self.headers.clone());
-                if let Some(endpoint) = &self.endpoint {
-                    http = http.with_endpoint(format!("{endpoint}/v1/traces"));
-                }
-                http.build().map_err(fail)
-            }
-        }
+        exporter!(self, SpanExporter::builder(), self.traces_protocol, "traces")
     }
 
     fn metric_exporter(&self) -> Result<MetricExporter, OtlpError> {
-        let fail = |source| OtlpError::Build { signal: "metrics", source };
-        let builder = MetricExporter::builder();
-        match self.metrics_protocol {
-            None if self.endpoint.is_none() && self.headers.is_empty() => builder.build().map_err(fail),
-            Some(Protocol::Grpc) => {
-                let mut tonic = builder.with_tonic().with_metadata(self.metadata()?);
-                if let Some(endpoint) = &self.endpoint {
-                    tonic = tonic.with_endpoint(endpoint.clone());
-                }
-                tonic.build().map_err(fail)
-            }
-            None | Some(Protocol::HttpProtobuf) => {
-                let mut http = builder.with_http().with_headers(self.headers.clone());
-                if let Some(endpoint) = &self.endpoint {
-                    http = http.with_endpoint(format!("{endpoint}/v1/metrics"));
-                }
-                http.build().map_err(fail)
-            }
-        }
+        exporter!(self, MetricExporter::builder(), self.metrics_protocol, "metrics")
     }
 
     /// The headers as gRPC metadata.

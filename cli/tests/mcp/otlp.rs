@@ -175,3 +175,22 @@ async fn serve_over_http_takes_the_traceparent_header_when_meta_has_none() {
 fn exporting_to(receiver: &OtlpReceiver) -> [(&'static str, &str); 2] {
     [("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint.as_str()), ("OTEL_BSP_SCHEDULE_DELAY", "100")]
 }
+
+#[tokio::test]
+async fn a_collector_that_is_down_costs_the_call_nothing_and_is_reported() {
+    // A port nothing listens on.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let output = Command::new(TOOLCELL)
+        .args(["invoke", "calculator", r#"{"expression": "6 * 7"}"#])
+        .env_remove("TOOLCELL_TOOLS_DIR")
+        .env("TOOLCELL_CACHE_DIR", concat!(env!("CARGO_TARGET_TMPDIR"), "/compile-cache"))
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://{closed}"))
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(printed["content"], r#"{"value":42.0}"#);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("BatchSpanProcessor.ExportError"), "the failed export is logged: {stderr}");
+}
