@@ -37,7 +37,8 @@ pub struct Metrics {
     pub in_flight: CallsInFlight,
     /// Calls naming a tool that is not loaded (not counted under any tool).
     pub unknown_tool_calls: u64,
-    /// Each tool that has been loaded, by name. A tool keeps its counts across reloads.
+    /// Each loaded tool, by name, and each tool a reload removed after it was called: a tool
+    /// keeps its counts across reloads.
     pub tools: BTreeMap<String, ToolMetrics>,
 }
 
@@ -123,7 +124,13 @@ impl Recorder {
         Metrics {
             in_flight,
             unknown_tool_calls: self.unknown_tool_calls.load(Ordering::Relaxed),
-            tools: tools.iter().map(|(name, counters)| (name.clone(), counters.snapshot())).collect(),
+            tools: tools
+                .iter()
+                .map(|(name, counters)| (name, counters, counters.snapshot()))
+                // Held by a version of the runtime, or called once: not a tool refused at load.
+                .filter(|(_, counters, metrics)| Arc::strong_count(counters) > 1 || metrics.calls > 0)
+                .map(|(name, _, metrics)| (name.clone(), metrics))
+                .collect(),
         }
     }
 }

@@ -85,3 +85,23 @@ async fn counts_survive_a_reload() {
     assert_eq!(reloaded.metrics().tools["echo"].calls, 2);
     assert_eq!(runtime.metrics().tools["echo"].calls, 2, "every version reads the same counts");
 }
+
+#[tokio::test]
+async fn a_tool_a_reload_removes_keeps_its_counts_if_it_was_called() {
+    let dir = std::env::temp_dir().join(format!("toolcell-metrics-reload-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(toolcell_tests::ECHO, dir.join("echo.wasm")).unwrap();
+    std::fs::copy(toolcell_tests::SLEEPER, dir.join("sleeper.wasm")).unwrap();
+    let runtime = Runtime::builder().tools_dir(&dir).compile_cache(COMPILE_CACHE).build().await.unwrap();
+    runtime.call(ToolCall::new("once", "echo", json!({"text": "a", "count": 1}))).await;
+    std::fs::remove_file(dir.join("echo.wasm")).unwrap();
+    std::fs::remove_file(dir.join("sleeper.wasm")).unwrap();
+    let (reloaded, _) = runtime.reload().await.unwrap();
+    drop(runtime);
+    let metrics = reloaded.metrics();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(reloaded.definitions().len(), 0);
+    assert_eq!(metrics.tools.keys().collect::<Vec<_>>(), ["echo"], "the uncalled sleeper is gone");
+    assert_eq!(metrics.tools["echo"].calls, 1);
+}
