@@ -173,6 +173,10 @@ struct ServeArgs {
     /// least 4].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     max_concurrent_calls: Option<u32>,
+    /// How many calls may wait for a slot; a call past them fails at once as `overloaded`
+    /// (retryable).
+    #[arg(long, value_name = "N", default_value_t = toolcell_runtime::DEFAULT_MAX_QUEUED_CALLS)]
+    max_queued_calls: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -574,7 +578,7 @@ async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result<ExitCode> 
     // A server is long-lived and takes calls at once: pre-allocated instance slots make
     // every call cheaper (no mapping and unmapping of memory per call).
     let slots = args.max_concurrent_calls.unwrap_or_else(toolcell_runtime::default_max_concurrent_calls);
-    let runtime = builder(source, None, None).pooling(slots).build().await?;
+    let runtime = builder(source, None, None).pooling(slots).max_queued_calls(args.max_queued_calls).build().await?;
     warn_diagnostics(&runtime);
     let tools = runtime.definitions().len();
     let catalog = Arc::new(Catalog::new(runtime));

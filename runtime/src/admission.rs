@@ -29,26 +29,39 @@ pub struct CallsInFlight {
     pub limit: usize,
 }
 
+/// Calls that may wait for a place when the embedding sets no bound: enough for bursts of
+/// thousands of parallel calls, few enough that a flood is refused rather than held.
+pub const DEFAULT_MAX_QUEUED_CALLS: u32 = 10_000;
+
 #[derive(Debug)]
 pub(crate) struct Admission {
     permits: Arc<Semaphore>,
     limit: usize,
     waiting: AtomicUsize,
+    max_waiting: usize,
 }
 
 impl Admission {
-    pub(crate) fn new(limit: u32) -> Self {
+    pub(crate) fn new(limit: u32, max_waiting: u32) -> Self {
         let limit = usize::try_from(limit.max(1)).unwrap_or(usize::MAX).min(Semaphore::MAX_PERMITS);
-        Self { permits: Arc::new(Semaphore::new(limit)), limit, waiting: AtomicUsize::new(0) }
+        let max_waiting = usize::try_from(max_waiting).unwrap_or(usize::MAX);
+        Self { permits: Arc::new(Semaphore::new(limit)), limit, waiting: AtomicUsize::new(0), max_waiting }
     }
 
     /// Waits for a place to run. The permit frees it when dropped.
+    ///
+    /// # Errors
+    /// [`CallError::Overloaded`] at once when every place is taken and the queue is full.
     pub(crate) async fn admit(&self) -> Result<OwnedSemaphorePermit, CallError> {
         if let Ok(permit) = self.permits.clone().try_acquire_owned() {
             return Ok(permit);
         }
-        self.waiting.fetch_add(1, Ordering::Relaxed);
+        let queued = self.waiting.fetch_add(1, Ordering::Relaxed);
         let _waiting = Waiting(&self.waiting);
+        if queued >= self.max_waiting {
+            let running = self.limit - self.permits.available_permits().min(self.limit);
+            return Err(CallError::Overloaded { running, waiting: queued });
+        }
         self.permits
             .clone()
             .acquire_owned()
@@ -80,7 +93,7 @@ mod tests {
 
     #[tokio::test]
     async fn calls_beyond_the_limit_wait_and_are_counted() {
-        let admission = Arc::new(Admission::new(1));
+        let admission = Arc::new(Admission::new(1, DEFAULT_MAX_QUEUED_CALLS));
         let first = admission.admit().await.expect("admitted");
         let queued = tokio::spawn({
             let admission = admission.clone();
@@ -93,5 +106,24 @@ mod tests {
         drop(first);
         queued.await.expect("task").expect("admitted after the first");
         assert_eq!(admission.in_flight(), CallsInFlight { running: 0, waiting: 0, limit: 1 });
+    }
+
+    #[tokio::test]
+    async fn a_call_past_a_full_queue_is_refused_at_once_saying_how_busy_the_host_is() {
+        let admission = Arc::new(Admission::new(1, 1));
+        let first = admission.admit().await.expect("admitted");
+        let queued = tokio::spawn({
+            let admission = admission.clone();
+            async move { admission.admit().await.map(drop) }
+        });
+        while admission.in_flight().waiting == 0 {
+            tokio::task::yield_now().await;
+        }
+        let refused = admission.admit().await.map(drop);
+        assert_eq!(refused, Err(CallError::Overloaded { running: 1, waiting: 1 }));
+        assert_eq!(admission.in_flight().waiting, 1, "the refused call left no trace in the queue");
+        drop(first);
+        queued.await.expect("task").expect("the queued call runs");
+        assert!(admission.admit().await.is_ok(), "with room again, calls are admitted");
     }
 }

@@ -127,6 +127,14 @@ pub enum CallError {
         /// How long the call had run, in milliseconds, when it was stopped.
         after_ms: u64,
     },
+    /// Every place to run was taken and the queue of calls waiting for one was full; the
+    /// tool did not run.
+    Overloaded {
+        /// Calls running when this one arrived.
+        running: usize,
+        /// Calls waiting then: the most the runtime queues.
+        waiting: usize,
+    },
     /// An interceptor of the embedding (e.g. a person asked to approve the call) declined
     /// it; the tool did not run.
     Denied {
@@ -187,6 +195,7 @@ impl CallError {
             Self::HttpResponseTooLarge { .. } => "http_response_too_large",
             Self::ResourceLimit { .. } => "resource_limit",
             Self::Cancelled { .. } => "cancelled",
+            Self::Overloaded { .. } => "overloaded",
             Self::Denied { .. } => "denied",
             Self::Internal { .. } => "internal",
         }
@@ -205,6 +214,7 @@ impl CallError {
             | Self::OutputTooLarge { .. }
             | Self::HttpResponseTooLarge { .. }
             | Self::Cancelled { .. }
+            | Self::Overloaded { .. }
             | Self::Internal { .. } => true,
             Self::ToolFailed { retryable, .. } => *retryable,
             // Another URL may be allowed; with nothing allowed, no call can succeed.
@@ -222,7 +232,7 @@ impl CallError {
     /// Whether the failure is transient and nobody's to fix: the tool said a retry may
     /// succeed, or the host could not run the call. What a tool set may retry by itself.
     pub fn is_transient(&self) -> bool {
-        matches!(self, Self::ToolFailed { retryable: true, .. } | Self::Internal { .. })
+        matches!(self, Self::ToolFailed { retryable: true, .. } | Self::Overloaded { .. } | Self::Internal { .. })
     }
 
     /// Whether the model caused the error with its call (and should fix it), as opposed to
@@ -384,6 +394,12 @@ impl fmt::Display for CallError {
                 f,
                 "The call was cancelled after {after_ms} ms, before the tool finished; it returned nothing. \
                  Call the tool again if you still need its result."
+            ),
+            Self::Overloaded { running, waiting } => write!(
+                f,
+                "The tool was not run: the host is at capacity, with {running} {} running and {waiting} \
+                 waiting for a place, the most it queues. This is not caused by your arguments; try again in a moment.",
+                if *running == 1 { "call" } else { "calls" }
             ),
             Self::Denied { reason } => write!(
                 f,

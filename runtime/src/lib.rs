@@ -53,7 +53,7 @@ mod toolset;
 mod truncate;
 mod violations;
 
-pub use admission::{CallsInFlight, default_max_concurrent_calls};
+pub use admission::{CallsInFlight, DEFAULT_MAX_QUEUED_CALLS, default_max_concurrent_calls};
 pub use call::{Arguments, Diagnostics, ToolCall, ToolOutput, Usage};
 pub use error::{CallError, CrashReason, Violation};
 pub use formats::{Format, FormatError, MessageError, repair, result_messages, tool_calls};

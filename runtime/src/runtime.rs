@@ -13,7 +13,7 @@ use tracing::Instrument;
 use tracing::instrument::WithSubscriber as _;
 use wasmtime::Engine;
 
-use crate::admission::{Admission, CallsInFlight, default_max_concurrent_calls};
+use crate::admission::{Admission, CallsInFlight, DEFAULT_MAX_QUEUED_CALLS, default_max_concurrent_calls};
 use crate::arguments;
 use crate::bindings::{CallContext, ToolError};
 use crate::cache::{self, CompileCache};
@@ -94,6 +94,7 @@ pub struct RuntimeBuilder {
     cache: Option<CompileCache>,
     pool_slots: Option<u32>,
     max_concurrent_calls: Option<u32>,
+    max_queued_calls: Option<u32>,
     raise_limits_per_call: bool,
     resolver: Resolver,
 }
@@ -107,6 +108,7 @@ impl std::fmt::Debug for RuntimeBuilder {
             .field("cache", &self.cache)
             .field("pool_slots", &self.pool_slots)
             .field("max_concurrent_calls", &self.max_concurrent_calls)
+            .field("max_queued_calls", &self.max_queued_calls)
             .field("raise_limits_per_call", &self.raise_limits_per_call)
             .finish()
     }
@@ -185,6 +187,15 @@ impl RuntimeBuilder {
         self
     }
 
+    /// How many calls may wait for a place to run; a call past them fails at once as
+    /// [`CallError::Overloaded`] (retryable) instead of waiting. Default:
+    /// [`DEFAULT_MAX_QUEUED_CALLS`](crate::DEFAULT_MAX_QUEUED_CALLS). `0` refuses every call
+    /// that cannot run at once.
+    pub fn max_queued_calls(mut self, calls: u32) -> Self {
+        self.max_queued_calls = Some(calls);
+        self
+    }
+
     /// Lets per-call [`LimitOverrides`] ([`ToolCall::with_limits`]) raise a tool's limits.
     /// By default the operator's limits (the runtime's defaults, [`Self::tool_limits`] and
     /// the policy file) are a ceiling: a per-call override can only lower them, so an
@@ -227,7 +238,7 @@ impl RuntimeBuilder {
             linkers,
             cache: self.cache.and_then(CompileCache::usable),
             pooling,
-            admission: Admission::new(concurrency),
+            admission: Admission::new(concurrency, self.max_queued_calls.unwrap_or(DEFAULT_MAX_QUEUED_CALLS)),
             network: Network { resolver: self.resolver, request_slots: RequestSlots::default() },
             metrics: Recorder::new(),
             _ticker: ticker,
@@ -578,6 +589,7 @@ impl Runtime {
             cache: None,
             pool_slots: None,
             max_concurrent_calls: None,
+            max_queued_calls: None,
             raise_limits_per_call: false,
             resolver: Resolver::default(),
         }

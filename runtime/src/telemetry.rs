@@ -152,6 +152,7 @@ fn limit_hit(error: &CallError) -> Option<&'static str> {
         CallError::OutputTooLarge { .. } => "max_output_bytes",
         CallError::HttpResponseTooLarge { .. } => "max_http_response_bytes",
         CallError::ResourceLimit { .. } => "resources",
+        CallError::Overloaded { .. } => "max_queued_calls",
         _ => return None,
     })
 }

@@ -57,8 +57,8 @@ impl<T: Interceptor + ?Sized> Interceptor for Arc<T> {
 }
 
 /// Retrying failures that are transient and nobody's to fix ([`CallError::is_transient`]:
-/// a tool's retryable failure, a host hiccup). Never a failure the model should fix, nor one
-/// that would fail the same way again.
+/// a tool's retryable failure, a full queue, a host hiccup). Never a failure the model
+/// should fix, nor one that would fail the same way again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Retry {
     /// Attempts after the first.

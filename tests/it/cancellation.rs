@@ -80,3 +80,40 @@ async fn a_call_cancelled_while_it_waits_for_a_slot_leaves_the_queue() {
     holder.cancel();
     assert!(matches!(holding.await.unwrap().error, Some(CallError::Cancelled { .. })));
 }
+
+#[tokio::test]
+async fn a_call_past_a_full_queue_fails_at_once_as_overloaded_and_the_queue_drains() {
+    let runtime = Runtime::builder()
+        .component_file(toolcell_tests::SLEEPER)
+        .component_file(toolcell_tests::ECHO)
+        .compile_cache(COMPILE_CACHE)
+        .max_concurrent_calls(1)
+        .max_queued_calls(1)
+        .allow_raising_limits_per_call()
+        .build()
+        .await
+        .unwrap();
+    let holder = CancellationToken::new();
+    let holding = tokio::spawn({
+        let (runtime, holder) = (runtime.clone(), holder.clone());
+        async move { runtime.call_cancellable(minute_long("sleeper"), &holder).await }
+    });
+    let queued = tokio::spawn({
+        let runtime = runtime.clone();
+        async move { runtime.call(ToolCall::new("queued", "echo", json!({"text": "waited", "count": 1}))).await }
+    });
+    while runtime.calls_in_flight().waiting == 0 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let refused = runtime.call(ToolCall::new("refused", "echo", json!({"text": "no room", "count": 1}))).await;
+    assert_eq!(refused.error, Some(CallError::Overloaded { running: 1, waiting: 1 }));
+    assert!(
+        refused.content.contains("the host is at capacity, with 1 call running and 1 waiting"),
+        "{}",
+        refused.content
+    );
+    assert!(refused.error.as_ref().unwrap().is_transient(), "a tool set may retry it after a pause");
+    holder.cancel();
+    holding.await.unwrap();
+    assert!(!queued.await.unwrap().is_error, "the queued call ran once there was room");
+}
