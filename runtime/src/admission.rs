@@ -91,9 +91,10 @@ impl Drop for Waiting<'_> {
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn calls_beyond_the_limit_wait_and_are_counted() {
-        let admission = Arc::new(Admission::new(1, DEFAULT_MAX_QUEUED_CALLS));
+    /// One call admitted, and one waiting behind it (on a task of its own).
+    async fn one_running_one_waiting(
+        admission: &Arc<Admission>,
+    ) -> (OwnedSemaphorePermit, tokio::task::JoinHandle<Result<(), CallError>>) {
         let first = admission.admit().await.expect("admitted");
         let queued = tokio::spawn({
             let admission = admission.clone();
@@ -102,6 +103,13 @@ mod tests {
         while admission.in_flight().waiting == 0 {
             tokio::task::yield_now().await;
         }
+        (first, queued)
+    }
+
+    #[tokio::test]
+    async fn calls_beyond_the_limit_wait_and_are_counted() {
+        let admission = Arc::new(Admission::new(1, DEFAULT_MAX_QUEUED_CALLS));
+        let (first, queued) = one_running_one_waiting(&admission).await;
         assert_eq!(admission.in_flight(), CallsInFlight { running: 1, waiting: 1, limit: 1 });
         drop(first);
         queued.await.expect("task").expect("admitted after the first");
@@ -111,14 +119,7 @@ mod tests {
     #[tokio::test]
     async fn a_call_past_a_full_queue_is_refused_at_once_saying_how_busy_the_host_is() {
         let admission = Arc::new(Admission::new(1, 1));
-        let first = admission.admit().await.expect("admitted");
-        let queued = tokio::spawn({
-            let admission = admission.clone();
-            async move { admission.admit().await.map(drop) }
-        });
-        while admission.in_flight().waiting == 0 {
-            tokio::task::yield_now().await;
-        }
+        let (first, queued) = one_running_one_waiting(&admission).await;
         let refused = admission.admit().await.map(drop);
         assert_eq!(refused, Err(CallError::Overloaded { running: 1, waiting: 1 }));
         assert_eq!(admission.in_flight().waiting, 1, "the refused call left no trace in the queue");
