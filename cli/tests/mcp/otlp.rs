@@ -17,13 +17,13 @@ const TRACEPARENT: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-
 /// How long a test waits for an export; the batch processor is told to export every 100 ms.
 const EXPORTED_WITHIN: Duration = Duration::from_secs(20);
 
-/// `toolcell invoke` exporting to `receiver`.
-fn invoke(receiver: &OtlpReceiver, args: &[&str]) -> Command {
+/// `toolcell invoke` exporting to the collector at `endpoint`.
+fn invoke(endpoint: &str, args: &[&str]) -> Command {
     let mut command = Command::new(TOOLCELL);
     command.arg("invoke").args(args);
     command.env_remove("TOOLCELL_TOOLS_DIR").env_remove("TRACEPARENT");
     command.env("TOOLCELL_CACHE_DIR", concat!(env!("CARGO_TARGET_TMPDIR"), "/compile-cache"));
-    command.env("OTEL_EXPORTER_OTLP_ENDPOINT", &receiver.endpoint);
+    command.env("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint);
     command
 }
 
@@ -34,7 +34,7 @@ fn tool_span(spans: &[ReceivedSpan], call_id: &str) -> Option<ReceivedSpan> {
 #[tokio::test]
 async fn invoke_exports_the_calls_span_with_openinference_attributes_and_its_metrics() {
     let receiver = OtlpReceiver::start().await;
-    let output = invoke(&receiver, &["calculator", r#"{"expression": "2 +"}"#, "--id", "otlp-invoke"])
+    let output = invoke(&receiver.endpoint, &["calculator", r#"{"expression": "2 +"}"#, "--id", "otlp-invoke"])
         .env("TRACEPARENT", TRACEPARENT)
         .env("OTEL_EXPORTER_OTLP_HEADERS", "x-api-key=k3y")
         .output()
@@ -92,12 +92,13 @@ async fn invoke_exports_the_calls_span_with_openinference_attributes_and_its_met
 async fn invoke_exports_no_secret_the_tool_was_granted() {
     let receiver = OtlpReceiver::start().await;
     let secret = "otlp-secret-8d2f41";
-    let output = invoke(&receiver, &[toolcell_tests::ENV_READER, r#"{"name": "API_TOKEN"}"#, "--env", "API_TOKEN"])
-        .args(["--id", "otlp-secret"])
-        .env("API_TOKEN", secret)
-        .output()
-        .await
-        .unwrap();
+    let output =
+        invoke(&receiver.endpoint, &[toolcell_tests::ENV_READER, r#"{"name": "API_TOKEN"}"#, "--env", "API_TOKEN"])
+            .args(["--id", "otlp-secret"])
+            .env("API_TOKEN", secret)
+            .output()
+            .await
+            .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     let span = tool_span(&receiver.spans(), "otlp-secret").expect("the call's span was exported");
     assert_eq!(span.attributes["output.value"], r#""token=[REDACTED]""#);
@@ -107,7 +108,7 @@ async fn invoke_exports_no_secret_the_tool_was_granted() {
 #[tokio::test]
 async fn otel_sdk_disabled_turns_export_off_and_an_unknown_protocol_is_a_usage_error() {
     let receiver = OtlpReceiver::start().await;
-    let disabled = invoke(&receiver, &["calculator", r#"{"expression": "1"}"#])
+    let disabled = invoke(&receiver.endpoint, &["calculator", r#"{"expression": "1"}"#])
         .env("OTEL_SDK_DISABLED", "true")
         .output()
         .await
@@ -115,7 +116,7 @@ async fn otel_sdk_disabled_turns_export_off_and_an_unknown_protocol_is_a_usage_e
     assert_eq!(disabled.status.code(), Some(0));
     assert_eq!((receiver.spans().len(), receiver.points().len()), (0, 0));
 
-    let json = invoke(&receiver, &["calculator", r#"{"expression": "1"}"#])
+    let json = invoke(&receiver.endpoint, &["calculator", r#"{"expression": "1"}"#])
         .env("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
         .output()
         .await
@@ -180,14 +181,8 @@ fn exporting_to(receiver: &OtlpReceiver) -> [(&'static str, &str); 2] {
 async fn a_collector_that_is_down_costs_the_call_nothing_and_is_reported() {
     // A port nothing listens on.
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
-    let output = Command::new(TOOLCELL)
-        .args(["invoke", "calculator", r#"{"expression": "6 * 7"}"#])
-        .env_remove("TOOLCELL_TOOLS_DIR")
-        .env("TOOLCELL_CACHE_DIR", concat!(env!("CARGO_TARGET_TMPDIR"), "/compile-cache"))
-        .env("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://{closed}"))
-        .output()
-        .await
-        .unwrap();
+    let output =
+        invoke(&format!("http://{closed}"), &["calculator", r#"{"expression": "6 * 7"}"#]).output().await.unwrap();
     assert_eq!(output.status.code(), Some(0));
     let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(printed["content"], r#"{"value":42.0}"#);
