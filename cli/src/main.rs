@@ -575,10 +575,11 @@ async fn respond(source: Source<'_>, format: Format, message: &Path) -> anyhow::
 }
 
 async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result<ExitCode> {
-    // A server is long-lived and takes calls at once: pre-allocated instance slots make
-    // every call cheaper (no mapping and unmapping of memory per call).
-    let slots = args.max_concurrent_calls.unwrap_or_else(toolcell_runtime::default_max_concurrent_calls);
-    let runtime = builder(source, None, None).pooling(slots).max_queued_calls(args.max_queued_calls).build().await?;
+    let mut builder = builder(source, None, None).max_queued_calls(args.max_queued_calls);
+    if let Some(calls) = args.max_concurrent_calls {
+        builder = builder.max_concurrent_calls(calls);
+    }
+    let runtime = builder.build().await?;
     warn_diagnostics(&runtime);
     let tools = runtime.definitions().len();
     let catalog = Arc::new(Catalog::new(runtime));

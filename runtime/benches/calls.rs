@@ -1,7 +1,7 @@
 //! What a call costs: the median and p99 latency of one call (fresh instance, validation and
 //! all) for each standard tool, the cost of a call the host refuses before the guest runs,
-//! and throughput with concurrent calls; with wasmtime's on-demand instance allocator (the
-//! default) and with the pooling allocator (`RuntimeBuilder::pooling`).
+//! and throughput with concurrent calls; with wasmtime's pooling instance allocator (the
+//! default) and with the on-demand one (`RuntimeBuilder::on_demand`).
 //!
 //! Run with `cargo bench -p toolcell-runtime --bench calls` (release build). Figures vary
 //! with the machine and its load: compare runs on the same machine.
@@ -64,15 +64,15 @@ fn main() {
         println!("load {tools} tools from the compile cache: {:.1} ms", started.elapsed().as_secs_f64() * 1000.0);
         assert_eq!(cached.definitions().len(), tools);
 
-        measure("on-demand allocator (default)", &runtime, size).await;
-        let pooled = Runtime::builder()
+        measure("pooling allocator (the default)", &runtime, size).await;
+        let on_demand = Runtime::builder()
             .tools_dir(toolcell_tools::DIR)
             .compile_cache(&cache)
-            .pooling(16)
+            .on_demand()
             .build()
             .await
             .expect("runtime");
-        measure("pooling allocator, 16 slots", &pooled, size).await;
+        measure("on-demand allocator", &on_demand, size).await;
         if !size.smoke {
             let _ = std::fs::remove_dir_all(&cache);
             let _ = std::fs::remove_file(cache.with_extension("key"));

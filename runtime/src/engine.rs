@@ -4,7 +4,7 @@ use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 use crate::sandbox::TABLE_ELEMENT_BYTES;
 
@@ -30,6 +30,7 @@ const MEMORIES_PER_CALL: u32 = 4;
 const TABLES_PER_CALL: u32 = 8;
 /// Memory and tables of a reused slot kept mapped instead of returned to the kernel:
 /// avoids the page-table churn that makes concurrent fresh instances slower than serial ones.
+/// Enough for the standard tools' memories (1.1-1.7 MiB), so none of them unmaps per call.
 const KEEP_RESIDENT_BYTES: usize = 2 << 20;
 
 pub(crate) fn new_engine(pooling: Option<Pooling>) -> wasmtime::Result<Engine> {
@@ -50,7 +51,10 @@ pub(crate) fn new_engine(pooling: Option<Pooling>) -> wasmtime::Result<Engine> {
             // limiter (which reports `memory_limit`) refuses a table bomb before the pool does.
             .table_elements(usize::try_from(max_memory_bytes / TABLE_ELEMENT_BYTES).unwrap_or(usize::MAX))
             .linear_memory_keep_resident(KEEP_RESIDENT_BYTES)
-            .table_keep_resident(KEEP_RESIDENT_BYTES);
+            .table_keep_resident(KEEP_RESIDENT_BYTES)
+            // Where the kernel can say which pages a call wrote (Linux 6.7+), reset only those
+            // rather than all of the resident bytes: calculator 51 -> 31 µs per call here.
+            .pagemap_scan(Enabled::Auto);
         config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
     }
     Engine::new(&config)

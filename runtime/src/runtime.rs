@@ -53,6 +53,18 @@ pub enum RuntimeError {
     /// The WebAssembly engine could not be created.
     #[error("cannot create the WebAssembly engine: {0}")]
     Engine(String),
+    /// The pool of instance slots asked for with [`RuntimeBuilder::pooling`] could not be
+    /// created, typically because its address space cannot be reserved.
+    #[error(
+        "cannot create a pool of {slots} instance slots: {reason}. Ask for fewer slots, allow the \
+         process more address space (`ulimit -v`), or map memory per call with `on_demand()`"
+    )]
+    Pool {
+        /// The slots asked for.
+        slots: u32,
+        /// Why.
+        reason: String,
+    },
     /// The epoch ticker thread could not be started.
     #[error("cannot start the epoch ticker thread: {0}")]
     Ticker(#[source] std::io::Error),
@@ -92,7 +104,7 @@ pub struct RuntimeBuilder {
     limits: Limits,
     policy: Policy,
     cache: Option<CompileCache>,
-    pool_slots: Option<u32>,
+    allocator: Allocator,
     max_concurrent_calls: Option<u32>,
     max_queued_calls: Option<u32>,
     raise_limits_per_call: bool,
@@ -106,7 +118,7 @@ impl std::fmt::Debug for RuntimeBuilder {
             .field("limits", &self.limits)
             .field("policy", &self.policy)
             .field("cache", &self.cache)
-            .field("pool_slots", &self.pool_slots)
+            .field("allocator", &self.allocator)
             .field("max_concurrent_calls", &self.max_concurrent_calls)
             .field("max_queued_calls", &self.max_queued_calls)
             .field("raise_limits_per_call", &self.raise_limits_per_call)
@@ -166,16 +178,28 @@ impl RuntimeBuilder {
     }
 
     /// Pre-allocates instance slots for `max_concurrent_calls` calls at once (wasmtime's
-    /// pooling allocator) and queues calls beyond that. Off by default.
+    /// pooling allocator) and queues calls beyond that. This is the default, with one slot
+    /// per [`Self::max_concurrent_calls`]; calling it fixes the slot count and makes a pool
+    /// that cannot be created an error rather than a fallback to [`Self::on_demand`].
     ///
-    /// Faster per call and much faster under concurrency (see the README's figures), at the
-    /// cost of resident memory (about 2 MiB per warm slot) and a ceiling on memory: no call
-    /// may use more than the largest memory limit known at build time (the default limits
-    /// and every tool's), so a per-call memory override above it is lowered to it. A tool
-    /// that needs more than one slot's share of memories, tables or core instances is
-    /// refused at load.
+    /// A slot is reused by call after call: only the pages a call wrote are reset, and up to
+    /// 2 MiB of its memory and tables stay resident between calls, so a call neither maps nor
+    /// unmaps memory (see the README's figures). The cost is a ceiling on memory: no call may
+    /// use more than the largest memory limit known at build time (the default limits and
+    /// every tool's), so a per-call memory override above it is lowered to it. A tool that
+    /// needs more than one slot's share of memories, tables or core instances is refused at
+    /// load.
     pub fn pooling(mut self, max_concurrent_calls: u32) -> Self {
-        self.pool_slots = Some(max_concurrent_calls.max(1));
+        self.allocator = Allocator::Pooling { slots: max_concurrent_calls.max(1) };
+        self
+    }
+
+    /// Maps fresh memory for every call and unmaps it after, instead of reusing pooled
+    /// slots: no resident memory between calls and no reserved address space, and no
+    /// ceiling on per-call memory overrides, for a slower call (the kernel's page faults
+    /// and unmapping are on every call's path).
+    pub fn on_demand(mut self) -> Self {
+        self.allocator = Allocator::OnDemand;
         self
     }
 
@@ -223,16 +247,15 @@ impl RuntimeBuilder {
     pub async fn build(self) -> Result<Runtime, RuntimeError> {
         let policy = read_policy_files(&self.sources, &self.policy)?;
         let max_memory_bytes = max_memory_bytes(&self.limits, &policy);
-        let pooling = self.pool_slots.map(|slots| Pooling { slots, max_memory_bytes });
-        let engine = new_engine(pooling).map_err(|err| RuntimeError::Engine(err.to_string()))?;
+        let concurrency = match (self.max_concurrent_calls, self.allocator) {
+            (Some(calls), Allocator::Pooling { slots }) => calls.min(slots),
+            (None, Allocator::Pooling { slots }) => slots,
+            (Some(calls), Allocator::Default | Allocator::OnDemand) => calls,
+            (None, Allocator::Default | Allocator::OnDemand) => default_max_concurrent_calls(),
+        };
+        let (engine, pooling) = engine_for(self.allocator, Pooling { slots: concurrency, max_memory_bytes })?;
         let ticker = EpochTicker::start(&engine).map_err(RuntimeError::Ticker)?;
         let linkers = Linkers::new(&engine).map_err(|err| RuntimeError::Engine(err.to_string()))?;
-        let concurrency = match (self.max_concurrent_calls, self.pool_slots) {
-            (Some(calls), Some(slots)) => calls.min(slots),
-            (Some(calls), None) => calls,
-            (None, Some(slots)) => slots,
-            (None, None) => default_max_concurrent_calls(),
-        };
         let shared = Arc::new(Shared {
             engine,
             linkers,
@@ -250,6 +273,42 @@ impl RuntimeBuilder {
             raise_limits_per_call: self.raise_limits_per_call,
         });
         Ok(assemble(shared, recipe, policy, None).await?.0)
+    }
+}
+
+/// How instances get their memory, tables and stacks.
+#[derive(Debug, Clone, Copy)]
+enum Allocator {
+    /// Pooling with a slot per concurrent call, or on-demand if the pool cannot be created.
+    Default,
+    Pooling {
+        slots: u32,
+    },
+    OnDemand,
+}
+
+/// The engine for `allocator`, and its pool's sizes if it pools. The default falls back to
+/// on-demand allocation, with a warning, where the pool's address space cannot be reserved
+/// (a tight `ulimit -v`, a tool like valgrind).
+fn engine_for(allocator: Allocator, pool: Pooling) -> Result<(Engine, Option<Pooling>), RuntimeError> {
+    let engine_error = |err: wasmtime::Error| RuntimeError::Engine(format!("{err:#}"));
+    match allocator {
+        Allocator::OnDemand => Ok((new_engine(None).map_err(engine_error)?, None)),
+        Allocator::Pooling { slots } => match new_engine(Some(pool)) {
+            Ok(engine) => Ok((engine, Some(pool))),
+            Err(err) => Err(RuntimeError::Pool { slots, reason: format!("{err:#}") }),
+        },
+        Allocator::Default => match new_engine(Some(pool)) {
+            Ok(engine) => Ok((engine, Some(pool))),
+            Err(err) => {
+                tracing::warn!(
+                    slots = pool.slots,
+                    error = format!("{err:#}"),
+                    "cannot create the pool of instance slots; every call will map its own memory (slower)"
+                );
+                Ok((new_engine(None).map_err(engine_error)?, None))
+            }
+        },
     }
 }
 
@@ -587,7 +646,7 @@ impl Runtime {
             limits: Limits::default(),
             policy: Policy::new(),
             cache: None,
-            pool_slots: None,
+            allocator: Allocator::Default,
             max_concurrent_calls: None,
             max_queued_calls: None,
             raise_limits_per_call: false,

@@ -252,6 +252,7 @@ async fn concurrent_calls_beyond_the_limit_wait_their_turn() {
     let runtime = Runtime::builder()
         .component_file(toolcell_tests::SLEEPER)
         .max_concurrent_calls(2)
+        .on_demand()
         .compile_cache(COMPILE_CACHE)
         .build()
         .await

@@ -1,7 +1,7 @@
 //! The pooling allocator: reused instance slots must behave exactly like fresh instances.
 
 use serde_json::json;
-use toolcell_runtime::{CallError, LimitOverrides, Runtime, ToolCall};
+use toolcell_runtime::{CallError, LimitOverrides, Runtime, RuntimeBuilder, ToolCall};
 
 use crate::common::{COMPILE_CACHE, kind, value};
 
@@ -38,6 +38,41 @@ async fn a_reused_slot_starts_clean() {
     for _ in 0..5 {
         assert_eq!(value(&runtime.call(ToolCall::new("1", "counter", "{}")).await), json!(1));
         assert_eq!(kind(&runtime.call(ToolCall::new("2", "panic", "{}")).await), "crashed");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_state_survives_a_reused_slot_under_any_allocator() {
+    type Configure = fn(RuntimeBuilder) -> RuntimeBuilder;
+    let allocators: [(&str, Configure); 3] = [
+        ("the default", |builder| builder),
+        ("pooling with 2 slots", |builder| builder.pooling(2)),
+        ("on-demand", RuntimeBuilder::on_demand),
+    ];
+    for (allocator, configure) in allocators {
+        let builder = Runtime::builder()
+            .component_file(toolcell_tests::COUNTER)
+            .component_file(toolcell_tests::RESIDUE)
+            .component_file(toolcell_tests::MEMORY_BOMB)
+            .tool_limits("memory_bomb", LimitOverrides::new().memory_bytes(16 << 20))
+            .compile_cache(COMPILE_CACHE);
+        let runtime = configure(builder).build().await.unwrap();
+        assert_eq!(runtime.diagnostics(), &[], "{allocator}");
+        let clean = json!({"static_bytes": 0, "grown_bytes": 0});
+        for round in 0..3 {
+            assert_eq!(value(&runtime.call(ToolCall::new("1", "residue", "{}")).await), clean, "{allocator}, {round}");
+            assert_eq!(value(&runtime.call(ToolCall::new("2", "counter", "{}")).await), json!(1), "{allocator}");
+        }
+        // Concurrent calls share and reuse the slots; a memory bomb dirties 16 MiB of one.
+        let tools = ["residue", "counter", "memory_bomb", "residue", "counter", "residue"];
+        let calls = (0..48).map(|i| ToolCall::new(format!("c{i}"), tools[i % tools.len()], "{}"));
+        for output in runtime.call_all(calls).await {
+            match output.tool.as_str() {
+                "residue" => assert_eq!(value(&output), clean, "{allocator}"),
+                "counter" => assert_eq!(value(&output), json!(1), "{allocator}"),
+                _ => assert_eq!(kind(&output), "memory_limit", "{allocator}: {output:#?}"),
+            }
+        }
     }
 }
 
@@ -101,7 +136,31 @@ async fn a_tool_needing_more_than_one_slots_share_of_the_pool_is_refused_at_load
         assert_eq!(value(&output)["value"], json!(42.0));
     }
     // Without pooling there is no pool to starve: the same component loads.
-    let unpooled =
-        Runtime::builder().component_file(toolcell_tests::MANY_MEMORIES).compile_cache(COMPILE_CACHE).build().await;
+    let unpooled = Runtime::builder()
+        .component_file(toolcell_tests::MANY_MEMORIES)
+        .compile_cache(COMPILE_CACHE)
+        .on_demand()
+        .build()
+        .await;
     assert_eq!(unpooled.unwrap().diagnostics(), &[]);
+}
+
+#[tokio::test]
+async fn a_pool_too_big_to_reserve_falls_back_to_mapping_per_call_unless_asked_for() {
+    // 100,000 slots of 4 memories would reserve petabytes of address space.
+    let slots = 100_000;
+    let fallback = Runtime::builder()
+        .component_file(toolcell_tests::COUNTER)
+        .compile_cache(COMPILE_CACHE)
+        .max_concurrent_calls(slots)
+        .build()
+        .await
+        .expect("the default allocator falls back");
+    assert_eq!(value(&fallback.call(ToolCall::new("1", "counter", "{}")).await), json!(1));
+    assert_eq!(fallback.calls_in_flight().limit, slots as usize);
+    let Err(err) = Runtime::builder().component_file(toolcell_tests::COUNTER).pooling(slots).build().await else {
+        panic!("an explicit pool that cannot be reserved is an error");
+    };
+    let message = err.to_string();
+    assert!(message.contains("pool of 100000 instance slots") && message.contains("on_demand()"), "{message}");
 }

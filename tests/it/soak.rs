@@ -81,7 +81,7 @@ async fn soak_runtime(pooling: Option<u32>) -> Runtime {
     let builder = CALLABLE_GUESTS.iter().fold(builder, |builder, path| builder.component_file(path));
     let builder = match pooling {
         Some(slots) => builder.pooling(slots),
-        None => builder,
+        None => builder.on_demand(),
     };
     let runtime = builder.build().await.expect("runtime builds");
     assert_eq!(runtime.diagnostics(), &[], "every guest loads");
