@@ -687,7 +687,9 @@ async fn load_one(source: Source<'_>, tool: &str, grants: &Grants) -> anyhow::Re
         }
         return Ok((runtime, name));
     }
-    let runtime = load(source, None, (!grants.is_empty()).then_some((tool, grants))).await?;
+    // Reads and compiles only `<tool>.wasm` when the folder (or the built-in set) has it.
+    let grants = (!grants.is_empty()).then_some((tool, grants));
+    let runtime = builder(source, None, grants).only_tool(tool).allow_raising_limits_per_call().build().await?;
     if runtime.definition(tool).is_none()
         && let Some(diagnostic) = runtime.diagnostics().iter().find(|d| d.reason.contains(&format!("`{tool}`")))
     {

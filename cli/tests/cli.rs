@@ -66,6 +66,45 @@ fn list_warns_about_components_that_did_not_load() {
 }
 
 #[test]
+fn invoke_compiles_and_reads_only_the_tool_it_calls() {
+    let dir = std::env::temp_dir().join(format!("toolcell-cli-only-{}", std::process::id()));
+    let cache = dir.with_extension("cache");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&cache);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(toolcell_tools::CALCULATOR, dir.join("calculator.wasm")).unwrap();
+    std::fs::copy(toolcell_tests::ECHO, dir.join("echo.wasm")).unwrap();
+    std::fs::write(dir.join("broken.wasm"), b"nope").unwrap();
+    // The folder's policy still applies to the one tool loaded.
+    std::fs::write(dir.join("toolcell.toml"), "[tools.calculator.limits]\nfuel = 1000\n").unwrap();
+    let invoke = |tool: &str, arguments: &str| {
+        toolcell().env("TOOLCELL_CACHE_DIR", &cache).args(["invoke", tool, arguments, "--tools-dir"]).arg(&dir).output()
+    };
+    let entries = || std::fs::read_dir(&cache).unwrap().count();
+
+    let output = invoke("calculator", r#"{"expression": "1 + 1"}"#).unwrap();
+    let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(printed["error"]["kind"], "fuel_exhausted", "the policy's fuel: {printed}");
+    assert_eq!(entries(), 1, "only calculator.wasm was compiled, not echo.wasm");
+
+    // A tool whose file is named otherwise is found by loading everything.
+    std::fs::rename(dir.join("echo.wasm"), dir.join("renamed.wasm")).unwrap();
+    let output = invoke("echo", r#"{"text": "hi", "count": 1}"#).unwrap();
+    let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(printed["is_error"], false, "{printed}");
+    assert_eq!(entries(), 2, "echo compiled too (broken.wasm never compiles)");
+
+    // The same for the built-in tools.
+    std::fs::remove_dir_all(&cache).unwrap();
+    let output = toolcell().env("TOOLCELL_CACHE_DIR", &cache).args(["invoke", "unit_convert"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "missing arguments");
+    assert_eq!(entries(), 1, "only the built-in unit_convert was compiled");
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&cache).unwrap();
+    let _ = std::fs::remove_file(cache.with_extension("key"));
+}
+
+#[test]
 fn schema_prints_the_definition() {
     let output = toolcell().args(["schema", "calculator", "--json"]).output().unwrap();
     assert!(output.status.success());
@@ -325,6 +364,54 @@ fn a_tampered_compile_cache_entry_is_never_run() {
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(String::from_utf8_lossy(&output.stdout).contains(": ok"));
     assert_ne!(std::fs::read(&entries[0]).unwrap(), bytes, "the entry was replaced");
+    std::fs::remove_dir_all(&cache).unwrap();
+    let _ = std::fs::remove_file(cache.with_extension("key"));
+}
+
+#[test]
+fn processes_sharing_a_fresh_cache_all_load_and_leave_whole_entries() {
+    let dir = std::env::temp_dir().join(format!("toolcell-cli-shared-{}", std::process::id()));
+    let cache = dir.with_extension("cache");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&cache);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(toolcell_tools::UNIT_CONVERT, dir.join("unit_convert.wasm")).unwrap();
+    std::fs::copy(toolcell_tests::COUNTER, dir.join("counter.wasm")).unwrap();
+    let list = || {
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("toolcell"));
+        command.env("TOOLCELL_CACHE_DIR", &cache).args(["list", "--json", "--tools-dir"]).arg(&dir);
+        command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+        command
+    };
+    // Four processes compile the same two components and write the same entries at once.
+    let children: Vec<_> = (0..4).map(|_| list().spawn().unwrap()).collect();
+    for child in children {
+        let output = child.wait_with_output().unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let listed: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(listed["tools"].as_array().map(Vec::len), Some(2), "{listed}");
+        assert_eq!(listed["diagnostics"], json!([]));
+    }
+    let entries = || {
+        let mut entries: Vec<_> = std::fs::read_dir(&cache)
+            .unwrap()
+            .map(|entry| {
+                let path = entry.unwrap().path();
+                (path.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&path).unwrap())
+            })
+            .collect();
+        entries.sort();
+        entries
+    };
+    let written = entries();
+    let names: Vec<&str> = written.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(names.len(), 2, "one entry per component, no temporary files left: {names:?}");
+    assert!(names.iter().all(|name| name.ends_with(".cwasm")), "{names:?}");
+    // The entries are whole and authentic: the next process uses them as they are (an
+    // entry that failed authentication would be compiled again and rewritten).
+    assert!(list().output().unwrap().status.success());
+    assert!(entries() == written, "the entries were used, not replaced");
+    std::fs::remove_dir_all(&dir).unwrap();
     std::fs::remove_dir_all(&cache).unwrap();
     let _ = std::fs::remove_file(cache.with_extension("key"));
 }

@@ -1,8 +1,8 @@
 //! A disk cache of compiled components: compiling a tool with cranelift takes hundreds of
 //! milliseconds to seconds; loading it from the cache takes about a millisecond.
 //!
-//! Entries are machine code the host runs, so they are authenticated: each carries an
-//! HMAC-SHA256 over the hash of the component it was compiled from (and the engine's
+//! Entries are machine code the host runs, so they are authenticated: each carries a keyed
+//! BLAKE3 MAC over the hash of the component it was compiled from (and the engine's
 //! settings) and the compiled bytes, keyed with a secret kept beside the folder, not in it
 //! (`<folder>.key`, owner-only). An entry that fails the check (patched, truncated, or
 //! copied from another component's entry) is never loaded: the component is compiled
@@ -13,16 +13,14 @@ use std::hash::{Hash, Hasher};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use hmac::{Hmac, Mac};
-use sha2::{Digest, Sha256};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
-type HmacSha256 = Hmac<Sha256>;
-
-/// The first bytes of every entry, naming the format.
-const MAGIC: &[u8; 8] = b"toolcel1";
+/// The first bytes of every entry, naming the format. (`toolcel1` entries, MAC'd with
+/// HMAC-SHA256, are not read: their components are compiled again.)
+const MAGIC: &[u8; 8] = b"toolcel2";
 const TAG_BYTES: usize = 32;
 const KEY_BYTES: usize = 32;
 
@@ -71,11 +69,11 @@ impl CompileCache {
         &self.dir
     }
 
-    /// The cached compilation of `bytes`, or a fresh one (then stored for next time).
-    /// Cache failures are logged and never fail the load.
-    pub(crate) fn compile(&self, engine: &Engine, bytes: &[u8]) -> wasmtime::Result<Component> {
+    /// The cached compilation of `bytes` (whose [`digest`] is `digest`), or a fresh one
+    /// (then stored for next time). Cache failures are logged and never fail the load.
+    pub(crate) fn compile(&self, engine: &Engine, bytes: &[u8], digest: &[u8; 32]) -> wasmtime::Result<Component> {
         let Some(key) = &self.key else { return Component::from_binary(engine, bytes) };
-        let id = entry_id(engine, bytes);
+        let id = entry_id(engine, digest);
         let path = self.dir.join(format!("{}.cwasm", hex(&id)));
         if let Ok(entry) = fs::read(&path) {
             match authenticated(key, &id, &entry) {
@@ -114,29 +112,36 @@ pub(crate) fn protected_paths(dir: &Path) -> [PathBuf; 2] {
     [dir.to_owned(), key_path(dir)]
 }
 
-/// Names an entry: the engine's compilation settings and the component's bytes.
-fn entry_id(engine: &Engine, bytes: &[u8]) -> [u8; 32] {
-    let mut hasher = DigestHasher(Sha256::new());
+/// A component's digest: BLAKE3 of its bytes. It names the component in the cache and tells
+/// a reload which files changed. (BLAKE3 rather than SHA-256: hashing the components and
+/// the compiled entries was 38% of a warm start.)
+pub(crate) fn digest(bytes: &[u8]) -> [u8; 32] {
+    blake3::hash(bytes).into()
+}
+
+/// Names an entry: the engine's compilation settings and the component's digest.
+fn entry_id(engine: &Engine, digest: &[u8; 32]) -> [u8; 32] {
+    let mut hasher = Blake3Hasher(blake3::Hasher::new());
     engine.precompile_compatibility_hash().hash(&mut hasher);
-    hasher.0.update(bytes);
+    hasher.0.update(digest);
     hasher.0.finalize().into()
 }
 
-/// The MAC of an entry. (HMAC takes keys of any length, so this never fails in practice.)
-fn tag(key: &[u8; KEY_BYTES], id: &[u8; 32], serialized: &[u8]) -> Option<HmacSha256> {
-    let mut mac = <HmacSha256 as Mac>::new_from_slice(key).ok()?;
+/// The MAC of an entry: keyed BLAKE3 over the format, the entry's id and the compiled bytes.
+fn tag(key: &[u8; KEY_BYTES], id: &[u8; 32], serialized: &[u8]) -> blake3::Hash {
+    let mut mac = blake3::Hasher::new_keyed(key);
     mac.update(MAGIC);
     mac.update(id);
     mac.update(serialized);
-    Some(mac)
+    mac.finalize()
 }
 
 /// An entry: the magic, the tag, the serialized component.
 fn seal(key: &[u8; KEY_BYTES], id: &[u8; 32], serialized: &[u8]) -> Option<Vec<u8>> {
-    let tag = tag(key, id, serialized)?.finalize().into_bytes();
+    let tag = tag(key, id, serialized);
     let mut entry = Vec::with_capacity(MAGIC.len() + TAG_BYTES + serialized.len());
     entry.extend_from_slice(MAGIC);
-    entry.extend_from_slice(&tag);
+    entry.extend_from_slice(tag.as_bytes());
     entry.extend_from_slice(serialized);
     Some(entry)
 }
@@ -148,15 +153,16 @@ fn authenticated<'a>(key: &[u8; KEY_BYTES], id: &[u8; 32], entry: &'a [u8]) -> O
         return None;
     }
     let (expected, serialized) = rest.split_at(TAG_BYTES);
-    tag(key, id, serialized)?.verify_slice(expected).ok()?;
-    Some(serialized)
+    let expected = blake3::Hash::from_bytes(expected.try_into().ok()?);
+    // `blake3::Hash` compares in constant time.
+    (tag(key, id, serialized) == expected).then_some(serialized)
 }
 
 /// Loads a component this cache serialized and authenticated.
 #[allow(unsafe_code)]
 fn deserialize(engine: &Engine, serialized: &[u8]) -> wasmtime::Result<Component> {
     // SAFETY: wasmtime requires the bytes to come from `Component::serialize` of a compatible
-    // engine. They passed the HMAC check with a key only this user can read, for this
+    // engine. They passed the MAC check with a key only this user can read, for this
     // component under this engine's settings, so this cache wrote them; they are checked in
     // memory and deserialized from the same buffer (no second read of the file). wasmtime
     // also refuses artifacts from other versions or configurations.
@@ -252,24 +258,29 @@ fn private_file(path: &Path) -> std::io::Result<File> {
     fs::OpenOptions::new().write(true).create_new(true).open(path)
 }
 
-/// Writes through a temporary file and a rename, so a concurrent reader never sees half a file.
+/// Writes through a temporary file and a rename, so a concurrent reader never sees half a
+/// file. The temporary name is unique to this write (process and sequence number), so
+/// writers of the same entry, in this process or another, never share one.
 fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
-    let temporary = path.with_extension(format!("tmp{}", std::process::id()));
-    let _ = fs::remove_file(&temporary);
-    let mut file = private_file(&temporary)?;
-    file.write_all(contents)?;
-    drop(file);
-    fs::rename(&temporary, path)
+    static WRITES: AtomicU64 = AtomicU64::new(0);
+    let write = WRITES.fetch_add(1, Ordering::Relaxed);
+    let temporary = path.with_extension(format!("tmp{}-{write}", std::process::id()));
+    let written = private_file(&temporary).and_then(|mut file| file.write_all(contents));
+    let renamed = written.and_then(|()| fs::rename(&temporary, path));
+    if renamed.is_err() {
+        let _ = fs::remove_file(&temporary);
+    }
+    renamed
 }
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
-/// Feeds `Hash` implementations into a SHA-256 digest.
-struct DigestHasher(Sha256);
+/// Feeds `Hash` implementations into a BLAKE3 digest.
+struct Blake3Hasher(blake3::Hasher);
 
-impl Hasher for DigestHasher {
+impl Hasher for Blake3Hasher {
     fn finish(&self) -> u64 {
         0 // unused: the digest is read directly
     }
@@ -295,6 +306,31 @@ mod tests {
         *patched.last_mut().unwrap() ^= 1;
         assert_eq!(authenticated(&key, &id, &patched), None, "one byte changed");
         assert_eq!(authenticated(&key, &id, &entry[..20]), None, "truncated");
+    }
+
+    #[test]
+    fn an_authentic_entry_wasmtime_cannot_load_is_compiled_again_and_replaced() {
+        let dir = std::env::temp_dir().join(format!("toolcell-cache-stale-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let cache = CompileCache::new(dir.clone()).usable().expect("a fresh folder is usable");
+        let key = cache.key.clone().expect("a key");
+        let engine = Engine::default();
+        let bytes = fs::read(toolcell_tools::UNIT_CONVERT).expect("the unit_convert component");
+        let digest = digest(&bytes);
+        let id = entry_id(&engine, &digest);
+        let path = cache.dir().join(format!("{}.cwasm", hex(&id)));
+        // Sealed with the right key, but not an artifact this engine can load: what an entry
+        // written by another wasmtime version looks like once it passes authentication.
+        let stale = b"compiled by another version of wasmtime";
+        fs::write(&path, seal(&key, &id, stale).expect("sealed")).unwrap();
+
+        let component = cache.compile(&engine, &bytes, &digest).expect("compiled afresh");
+        let entry = fs::read(&path).unwrap();
+        let serialized = authenticated(&key, &id, &entry).expect("the replacement authenticates");
+        assert_ne!(serialized, stale.as_slice(), "the stale entry was replaced");
+        assert_eq!(serialized, component.serialize().unwrap(), "by the component just compiled");
+        let _ = fs::remove_dir_all(&dir);
+        let _ = fs::remove_file(key_path(&dir));
     }
 
     #[cfg(unix)]

@@ -146,6 +146,7 @@ pub(crate) fn prepare(
     linkers: &Linkers,
     cache: Option<&CompileCache>,
     bytes: &[u8],
+    digest: &[u8; 32],
 ) -> Result<Prepared, String> {
     const MAGIC: &[u8] = b"\0asm";
     const CORE_VERSION: &[u8] = &[1, 0, 0, 0];
@@ -158,7 +159,7 @@ pub(crate) fn prepare(
             .into());
     }
     let compiled = match cache {
-        Some(cache) => cache.compile(engine, bytes),
+        Some(cache) => cache.compile(engine, bytes, digest),
         None => Component::from_binary(engine, bytes),
     };
     let component = compiled.map_err(compile_error)?;

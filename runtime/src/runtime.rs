@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 use tracing::instrument::WithSubscriber as _;
@@ -108,6 +107,7 @@ pub struct RuntimeBuilder {
     max_concurrent_calls: Option<u32>,
     max_queued_calls: Option<u32>,
     raise_limits_per_call: bool,
+    only_tool: Option<String>,
     resolver: Resolver,
 }
 
@@ -122,6 +122,7 @@ impl std::fmt::Debug for RuntimeBuilder {
             .field("max_concurrent_calls", &self.max_concurrent_calls)
             .field("max_queued_calls", &self.max_queued_calls)
             .field("raise_limits_per_call", &self.raise_limits_per_call)
+            .field("only_tool", &self.only_tool)
             .finish()
     }
 }
@@ -237,6 +238,17 @@ impl RuntimeBuilder {
         self
     }
 
+    /// Loads just the tool named `tool` where the sources allow it without reading any other
+    /// component: from `<tool>.wasm` in a tools folder (with the folder's policy), or from
+    /// component bytes labelled `<tool>.wasm` (e.g. `builtin:<tool>.wasm`); files added with
+    /// [`Self::component_file`] always load. When that finds no such file, or the file does not
+    /// define `tool`, every source loads as without this option. For a process that calls one
+    /// tool and exits (`toolcell invoke`): it compiles, or reads from the cache, one tool.
+    pub fn only_tool(mut self, tool: impl Into<String>) -> Self {
+        self.only_tool = Some(tool.into());
+        self
+    }
+
     /// Compiles and checks every component. Must run inside a tokio runtime.
     ///
     /// # Errors
@@ -271,6 +283,7 @@ impl RuntimeBuilder {
             limits: self.limits,
             policy: self.policy,
             raise_limits_per_call: self.raise_limits_per_call,
+            only_tool: self.only_tool,
         });
         Ok(assemble(shared, recipe, policy, None).await?.0)
     }
@@ -357,23 +370,47 @@ async fn assemble(
     policy: Policy,
     previous: Option<&Inner>,
 ) -> Result<(Runtime, Vec<String>), RuntimeError> {
+    if let Some(tool) = recipe.only_tool.as_deref()
+        && let Some(inputs) = read_named_sources(&recipe.sources, tool)
+    {
+        let only = Some(tool);
+        let (runtime, compiled) = assemble_from(shared.clone(), recipe.clone(), &policy, previous, inputs, only).await;
+        if runtime.definition(tool).is_some() {
+            return Ok((runtime, compiled));
+        }
+    }
+    let inputs = read_sources(&recipe.sources)?;
+    Ok(assemble_from(shared, recipe, &policy, previous, inputs, None).await)
+}
+
+/// Loads `inputs` into a new version of a runtime; see [`assemble`]. With `only` a tool,
+/// the policy's grants for other tools are not reported as granted to no loaded tool.
+async fn assemble_from(
+    shared: Arc<Shared>,
+    recipe: Arc<Recipe>,
+    policy: &Policy,
+    previous: Option<&Inner>,
+    inputs: Vec<Input>,
+    only: Option<&str>,
+) -> (Runtime, Vec<String>) {
     let mut diagnostics = Vec::new();
-    let inputs = read_sources(&recipe.sources, &mut diagnostics)?;
     let (tools, compiled) = compile_and_load(&shared, inputs, &recipe.limits, previous, &mut diagnostics).await;
-    for (name, _) in policy.tools().filter(|(name, _)| !tools.contains_key(*name)) {
+    let unmatched =
+        policy.tools().filter(|(name, _)| !tools.contains_key(*name) && only.is_none_or(|only| only == *name));
+    for (name, _) in unmatched {
         diagnostics.push(LoadDiagnostic {
             source: "policy".into(),
             reason: format!("grants or limits are set for tool `{name}`, but no loaded tool has that name"),
         });
     }
-    let mut entries = grant_access(tools, &policy, &recipe.limits, &shared, &mut diagnostics);
+    let mut entries = grant_access(tools, policy, &recipe.limits, &shared, &mut diagnostics);
     refuse_unsafe_grants(&mut entries, shared.cache.as_ref().map(CompileCache::dir), &mut diagnostics);
     for diagnostic in &diagnostics {
         tracing::warn!(source = %diagnostic.source, reason = %diagnostic.reason, "component not loaded");
     }
     telemetry::record_load(entries.values().map(|entry| &entry.tool.definition), diagnostics.len());
     let runtime = Runtime { inner: Arc::new(Inner { shared, recipe, tools: entries, diagnostics }) };
-    Ok((runtime, compiled))
+    (runtime, compiled)
 }
 
 /// Resolves each loaded tool's grants, and links tools granted HTTP hosts with
@@ -416,38 +453,70 @@ fn grant_access(
     entries
 }
 
-/// One component to load: where it came from, its bytes, and their digest.
+/// One component to load: where it came from, and its bytes or the file that holds them
+/// (read, like compilation, on the blocking pool, all files at once).
 struct Input {
     source: String,
-    bytes: Arc<[u8]>,
-    digest: [u8; 32],
+    bytes: Bytes,
 }
 
-/// Reads every source's bytes, in the order they were added.
-fn read_sources(sources: &[Source], diagnostics: &mut Vec<LoadDiagnostic>) -> Result<Vec<Input>, RuntimeError> {
+enum Bytes {
+    File(PathBuf),
+    Loaded(Arc<[u8]>),
+}
+
+/// Lists every source's components, in the order they were added.
+fn read_sources(sources: &[Source]) -> Result<Vec<Input>, RuntimeError> {
     let mut inputs = Vec::new();
-    let mut add = |source: String, bytes: Arc<[u8]>| {
-        let digest = Sha256::digest(&bytes).into();
-        inputs.push(Input { source, bytes, digest });
-    };
     for source in sources {
         match source {
             Source::Dir(dir) => {
-                for (path, bytes) in read_tools_dir(dir, diagnostics)? {
-                    add(path, bytes.into());
+                for path in tools_dir_files(dir)? {
+                    inputs.push(Input { source: path.display().to_string(), bytes: Bytes::File(path) });
                 }
             }
-            Source::File(path) => match std::fs::read(path) {
-                Ok(bytes) => add(path.display().to_string(), bytes.into()),
-                Err(err) => diagnostics.push(LoadDiagnostic {
-                    source: path.display().to_string(),
-                    reason: format!("cannot be read: {err}"),
-                }),
-            },
-            Source::Bytes { label, bytes } => add(label.clone(), bytes.clone()),
+            Source::File(path) => {
+                inputs.push(Input { source: path.display().to_string(), bytes: Bytes::File(path.clone()) })
+            }
+            Source::Bytes { label, bytes } => {
+                inputs.push(Input { source: label.clone(), bytes: Bytes::Loaded(bytes.clone()) });
+            }
         }
     }
     Ok(inputs)
+}
+
+/// The sources narrowed to the component named after `tool`: `<tool>.wasm` in each tools
+/// folder, bytes labelled `<tool>.wasm`, and every explicit file. `None` when no folder or
+/// bytes have it (or `tool` cannot be a file name): then everything must be read.
+fn read_named_sources(sources: &[Source], tool: &str) -> Option<Vec<Input>> {
+    let valid = !tool.is_empty() && tool.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if !valid {
+        return None;
+    }
+    let file_name = format!("{tool}.wasm");
+    let named_bytes = |label: &str| label.rsplit([':', '/']).next() == Some(file_name.as_str());
+    let mut narrowed = Vec::new();
+    let mut found = false;
+    for source in sources {
+        match source {
+            Source::Dir(dir) if dir.join(&file_name).is_file() => {
+                found = true;
+                narrowed.push(Source::File(dir.join(&file_name)));
+            }
+            Source::Dir(_) => {}
+            Source::Bytes { label, .. } if named_bytes(label) => {
+                found = true;
+                narrowed.push(source.clone());
+            }
+            Source::Bytes { .. } => {}
+            Source::File(_) => narrowed.push(source.clone()),
+        }
+    }
+    if !found {
+        return None;
+    }
+    read_sources(&narrowed).ok()
 }
 
 /// Compiles every component in parallel on the blocking pool, reads each one's metadata as
@@ -464,31 +533,30 @@ async fn compile_and_load(
     let loaded_from = |source: &str| {
         previous.and_then(|inner| inner.tools.values().map(|entry| &entry.tool).find(|tool| tool.source == source))
     };
-    let mut compiled = Vec::new();
     let preparing: Vec<_> = inputs
         .into_iter()
-        .map(|Input { source, bytes, digest }| {
+        .map(|Input { source, bytes }| {
             let before = loaded_from(&source);
-            if let Some(tool) = before.filter(|tool| tool.digest == digest) {
-                return (source, digest, before, Preparing::Unchanged(Box::new(tool.without_grants())));
-            }
-            compiled.push(source.clone());
+            let before_digest = before.map(|tool| tool.digest);
             let (engine, linkers, cache) = (shared.engine.clone(), shared.linkers.clone(), shared.cache.clone());
-            let compile = move || {
-                let started = Instant::now();
-                let prepared = load::prepare(&engine, &linkers, cache.as_ref(), &bytes);
-                tracing::debug!(bytes = bytes.len(), elapsed_ms = started.elapsed().as_millis(), "prepared");
-                prepared
-            };
-            (source, digest, before, Preparing::Compiling(tokio::task::spawn_blocking(compile)))
+            let prepare = move || prepare_input(&engine, &linkers, cache.as_ref(), bytes, before_digest);
+            (source, before, tokio::task::spawn_blocking(prepare))
         })
         .collect();
+    let mut compiled = Vec::new();
     let mut tools: BTreeMap<String, LoadedTool> = BTreeMap::new();
-    for (source, digest, before, preparing) in preparing {
-        let loaded = match preparing {
-            Preparing::Unchanged(tool) => Ok(*tool),
-            Preparing::Compiling(compiling) => {
-                match compiling.await.unwrap_or_else(|err| Err(format!("compilation panicked: {err}"))) {
+    for (source, before, preparing) in preparing {
+        let preparing = preparing.await.unwrap_or_else(|err| Preparing::Failed(format!("loading panicked: {err}")));
+        let loaded = match (preparing, before) {
+            (Preparing::Failed(reason), _) => {
+                diagnostics.push(LoadDiagnostic { source, reason });
+                continue;
+            }
+            (Preparing::Unchanged, Some(before)) => Ok(before.without_grants()),
+            (Preparing::Unchanged, None) => unreachable!("only a tool loaded before can be unchanged"),
+            (Preparing::Compiled { digest, prepared }, _) => {
+                compiled.push(source.clone());
+                match prepared {
                     Ok(prepared) => load::load(&shared.engine, source.clone(), digest, prepared, limits).await,
                     Err(reason) => Err(reason),
                 }
@@ -525,11 +593,39 @@ async fn compile_and_load(
     (tools, compiled)
 }
 
-/// A component being prepared for a new version of a runtime.
+/// What became of one component on the blocking pool.
 enum Preparing {
+    /// It could not be read (or loading it panicked).
+    Failed(String),
     /// The same bytes as the tool of the previous version: nothing to do.
-    Unchanged(Box<LoadedTool>),
-    Compiling(tokio::task::JoinHandle<Result<load::Prepared, String>>),
+    Unchanged,
+    /// Compiled (or read from the cache) and linked, or why not.
+    Compiled { digest: [u8; 32], prepared: Result<load::Prepared, String> },
+}
+
+/// Reads, hashes and prepares one component, unless its digest is `before`'s.
+fn prepare_input(
+    engine: &Engine,
+    linkers: &Linkers,
+    cache: Option<&CompileCache>,
+    bytes: Bytes,
+    before: Option<[u8; 32]>,
+) -> Preparing {
+    let bytes: Arc<[u8]> = match bytes {
+        Bytes::File(path) => match std::fs::read(&path) {
+            Ok(bytes) => bytes.into(),
+            Err(err) => return Preparing::Failed(format!("cannot be read: {err}")),
+        },
+        Bytes::Loaded(bytes) => bytes,
+    };
+    let digest = cache::digest(&bytes);
+    if before == Some(digest) {
+        return Preparing::Unchanged;
+    }
+    let started = Instant::now();
+    let prepared = load::prepare(engine, linkers, cache, &bytes, &digest);
+    tracing::debug!(bytes = bytes.len(), elapsed_ms = started.elapsed().as_millis(), "prepared");
+    Preparing::Compiled { digest, prepared }
 }
 
 /// Removes tools whose directory grants are unsafe: overlapping another tool's writable
@@ -560,7 +656,7 @@ fn refuse_unsafe_grants(
 
 /// `*.wasm` files of a folder, sorted by path so duplicate names resolve the same way on
 /// every run.
-fn read_tools_dir(dir: &Path, diagnostics: &mut Vec<LoadDiagnostic>) -> Result<Vec<(String, Vec<u8>)>, RuntimeError> {
+fn tools_dir_files(dir: &Path) -> Result<Vec<PathBuf>, RuntimeError> {
     let entries = std::fs::read_dir(dir).map_err(|source| RuntimeError::ToolsDir { path: dir.to_owned(), source })?;
     let mut paths: Vec<PathBuf> = entries
         .filter_map(Result::ok)
@@ -568,15 +664,7 @@ fn read_tools_dir(dir: &Path, diagnostics: &mut Vec<LoadDiagnostic>) -> Result<V
         .filter(|path| path.extension().is_some_and(|ext| ext == "wasm") && path.is_file())
         .collect();
     paths.sort();
-    let mut files = Vec::new();
-    for path in paths {
-        match std::fs::read(&path) {
-            Ok(bytes) => files.push((path.display().to_string(), bytes)),
-            Err(err) => diagnostics
-                .push(LoadDiagnostic { source: path.display().to_string(), reason: format!("cannot be read: {err}") }),
-        }
-    }
-    Ok(files)
+    Ok(paths)
 }
 
 struct ToolEntry {
@@ -595,6 +683,8 @@ struct Recipe {
     /// The grants made in code; the policy files are read again on every reload.
     policy: Policy,
     raise_limits_per_call: bool,
+    /// Load only this tool when its file can be found by name ([`RuntimeBuilder::only_tool`]).
+    only_tool: Option<String>,
 }
 
 /// What every version of a runtime shares: a reload keeps the engine (so unchanged
@@ -650,6 +740,7 @@ impl Runtime {
             max_concurrent_calls: None,
             max_queued_calls: None,
             raise_limits_per_call: false,
+            only_tool: None,
             resolver: Resolver::default(),
         }
     }

@@ -132,3 +132,28 @@ async fn a_compile_cache_entry_swapped_for_another_components_is_not_loaded() {
     std::fs::remove_dir_all(&cache).unwrap();
     let _ = std::fs::remove_file(cache.with_extension("key"));
 }
+
+#[tokio::test]
+async fn only_tool_loads_the_file_named_after_it_or_else_everything() {
+    let dir = temp_dir("only-tool");
+    copy_into(&dir, toolcell_tools::CALCULATOR);
+    // `echo.wasm` holds the counter tool: its file name says nothing certain.
+    std::fs::copy(toolcell_tests::COUNTER, dir.join("echo.wasm")).unwrap();
+    std::fs::write(dir.join("toolcell.toml"), "[tools.echo.limits]\nfuel = 1000\n").unwrap();
+    let load = |tool: &str| {
+        Runtime::builder().tools_dir(&dir).compile_cache(crate::common::COMPILE_CACHE).only_tool(tool).build()
+    };
+    let names = |runtime: &Runtime| runtime.definitions().map(|tool| tool.name.clone()).collect::<Vec<_>>();
+
+    let calculator = load("calculator").await.unwrap();
+    assert_eq!(names(&calculator), ["calculator"]);
+    assert_eq!(calculator.diagnostics(), &[], "the policy's grants for other tools are not checked");
+
+    for tool in ["echo", "counter", "../calculator"] {
+        let everything = load(tool).await.unwrap();
+        assert_eq!(names(&everything), ["calculator", "counter"], "{tool}: a full load");
+        let unmatched = &everything.diagnostics()[0];
+        assert!(unmatched.reason.contains("no loaded tool has that name"), "{tool}: {unmatched:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -73,9 +73,11 @@ def test_invoke_sends_openinference_tool_spans_over_http(phoenix):
     loads = phoenix.get(f"/v1/projects/{project}/spans", name="toolcell.load", limit="10")["data"]
     assert loads, "each invoke's load is a span"
     attributes = loads[0]["attributes"]
-    assert attributes["toolcell.tools.count"] == 7, json.dumps(attributes, indent=1)[:3000]
-    tools = [json.loads(attributes[f"llm.tools.{index}.tool.json_schema"]) for index in range(7)]
-    assert [tool["function"]["name"] for tool in tools][:2] == ["calculator", "datetime"]
+    # `invoke calculator` loads only calculator.wasm.
+    assert attributes["toolcell.tools.count"] == 1, json.dumps(attributes, indent=1)[:3000]
+    tool = json.loads(attributes["llm.tools.0.tool.json_schema"])
+    assert tool["function"]["name"] == "calculator"
+    assert "llm.tools.1.tool.json_schema" not in attributes
 
 
 def test_serve_sends_spans_over_grpc_continuing_the_requests_meta_traceparent(phoenix):
