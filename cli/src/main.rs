@@ -1,6 +1,7 @@
 //! `toolcell`: list, inspect and invoke WebAssembly tools.
 
 mod parse;
+mod progress;
 
 use std::io::{IsTerminal as _, Read as _};
 use std::net::SocketAddr;
@@ -717,6 +718,9 @@ async fn load(source: Source<'_>, file: Option<&Path>, grants: Option<(&str, &Gr
 /// and `grants` for one tool.
 fn builder(source: Source<'_>, file: Option<&Path>, grants: Option<(&str, &Grants)>) -> RuntimeBuilder {
     let mut builder = Runtime::builder().policy(source.policy.clone());
+    if let Some(report) = progress::compile_progress() {
+        builder = builder.on_load_progress(report);
+    }
     if let Some(cache) = source.cache {
         builder = builder.compile_cache(cache);
     }

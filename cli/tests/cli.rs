@@ -369,6 +369,29 @@ fn a_tampered_compile_cache_entry_is_never_run() {
 }
 
 #[test]
+fn a_progress_bar_shows_while_compiling_on_a_terminal_only() {
+    let dir = std::env::temp_dir().join(format!("toolcell-cli-progress-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(toolcell_tests::COUNTER, dir.join("counter.wasm")).unwrap();
+    let binary = assert_cmd::cargo::cargo_bin("toolcell");
+    let command = format!("{} --no-cache --tools-dir {} list", binary.display(), dir.display());
+    // `script` (util-linux) runs the command on a pseudo-terminal and copies what it shows.
+    let on_terminal = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .expect("`script` from util-linux runs a command on a terminal");
+    let shown = String::from_utf8_lossy(&on_terminal.stdout);
+    assert!(shown.contains("compiling 0/1 tools: counter.wasm"), "{shown}");
+    assert!(shown.contains("counter"), "and then the list: {shown}");
+
+    let piped = toolcell().args(["--no-cache", "--tools-dir"]).arg(&dir).arg("list").output().unwrap();
+    assert!(piped.status.success());
+    assert_eq!(String::from_utf8_lossy(&piped.stderr), "", "no bar when stderr is not a terminal");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn processes_sharing_a_fresh_cache_all_load_and_leave_whole_entries() {
     let dir = std::env::temp_dir().join(format!("toolcell-cli-shared-{}", std::process::id()));
     let cache = dir.with_extension("cache");

@@ -70,9 +70,19 @@ impl CompileCache {
     }
 
     /// The cached compilation of `bytes` (whose [`digest`] is `digest`), or a fresh one
-    /// (then stored for next time). Cache failures are logged and never fail the load.
-    pub(crate) fn compile(&self, engine: &Engine, bytes: &[u8], digest: &[u8; 32]) -> wasmtime::Result<Component> {
-        let Some(key) = &self.key else { return Component::from_binary(engine, bytes) };
+    /// (then stored for next time), announced by calling `compiling`. Cache failures are
+    /// logged and never fail the load.
+    pub(crate) fn compile(
+        &self,
+        engine: &Engine,
+        bytes: &[u8],
+        digest: &[u8; 32],
+        compiling: &dyn Fn(),
+    ) -> wasmtime::Result<Component> {
+        let Some(key) = &self.key else {
+            compiling();
+            return Component::from_binary(engine, bytes);
+        };
         let id = entry_id(engine, digest);
         let path = self.dir.join(format!("{}.cwasm", hex(&id)));
         if let Ok(entry) = fs::read(&path) {
@@ -87,6 +97,7 @@ impl CompileCache {
                 ),
             }
         }
+        compiling();
         let component = Component::from_binary(engine, bytes)?;
         let stored = component.serialize().map_err(|err| err.to_string()).and_then(|serialized| {
             let entry = seal(key, &id, &serialized).ok_or("the entry could not be authenticated")?;
@@ -324,7 +335,9 @@ mod tests {
         let stale = b"compiled by another version of wasmtime";
         fs::write(&path, seal(&key, &id, stale).expect("sealed")).unwrap();
 
-        let component = cache.compile(&engine, &bytes, &digest).expect("compiled afresh");
+        let compiled = std::cell::Cell::new(false);
+        let component = cache.compile(&engine, &bytes, &digest, &|| compiled.set(true)).expect("compiled afresh");
+        assert!(compiled.get(), "compiling was announced");
         let entry = fs::read(&path).unwrap();
         let serialized = authenticated(&key, &id, &entry).expect("the replacement authenticates");
         assert_ne!(serialized, stale.as_slice(), "the stale entry was replaced");

@@ -59,7 +59,7 @@ pub use error::{CallError, CrashReason, Violation};
 pub use formats::{Format, FormatError, MessageError, repair, result_messages, tool_calls};
 pub use limits::{LimitOverrides, Limits};
 pub use load::{
-    LoadDiagnostic, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, MAX_TITLE_CHARS, ToolAnnotations, ToolDefinition,
+    LoadDiagnostic, LoadEvent, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, MAX_TITLE_CHARS, ToolAnnotations, ToolDefinition,
 };
 pub use metrics::{Histogram, METER_NAME, Metrics, ToolMetrics};
 pub use policy::{

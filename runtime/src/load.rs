@@ -96,6 +96,23 @@ impl ToolAnnotations {
     }
 }
 
+/// What loading is doing, for a progress display. Only compilation is reported: a component
+/// read from the compile cache is ready in milliseconds, one compiled takes seconds.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum LoadEvent<'a> {
+    /// A component (named by its file or label) is being compiled: it was not in the cache.
+    Compiling {
+        /// The file or label.
+        source: &'a str,
+    },
+    /// That compilation ended, in a compiled component or an error.
+    Compiled {
+        /// The file or label.
+        source: &'a str,
+    },
+}
+
 /// A component that was not loaded, and why. Loading goes on with the other components.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LoadDiagnostic {
@@ -147,6 +164,7 @@ pub(crate) fn prepare(
     cache: Option<&CompileCache>,
     bytes: &[u8],
     digest: &[u8; 32],
+    compiling: &dyn Fn(),
 ) -> Result<Prepared, String> {
     const MAGIC: &[u8] = b"\0asm";
     const CORE_VERSION: &[u8] = &[1, 0, 0, 0];
@@ -159,8 +177,11 @@ pub(crate) fn prepare(
             .into());
     }
     let compiled = match cache {
-        Some(cache) => cache.compile(engine, bytes, digest),
-        None => Component::from_binary(engine, bytes),
+        Some(cache) => cache.compile(engine, bytes, digest, compiling),
+        None => {
+            compiling();
+            Component::from_binary(engine, bytes)
+        }
     };
     let component = compiled.map_err(compile_error)?;
     let linker = linkers.without_http(engine, &component).map_err(|err| format!("cannot be linked: {err}"))?;

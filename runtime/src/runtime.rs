@@ -23,7 +23,7 @@ use crate::execute::{Execution, Export, Returned, execute, millis};
 use crate::http::{HttpEvents, RequestSlots, Resolver};
 use crate::limits::{LimitOverrides, Limits};
 use crate::link::Linkers;
-use crate::load::{self, LoadDiagnostic, LoadedTool, ToolDefinition};
+use crate::load::{self, LoadDiagnostic, LoadEvent, LoadedTool, ToolDefinition};
 use crate::metrics::{Metrics, Recorder, ToolCounters};
 use crate::output::check_output;
 use crate::policy::{
@@ -108,8 +108,12 @@ pub struct RuntimeBuilder {
     max_queued_calls: Option<u32>,
     raise_limits_per_call: bool,
     only_tool: Option<String>,
+    progress: Option<Progress>,
     resolver: Resolver,
 }
+
+/// Where a runtime reports [`LoadEvent`]s.
+type Progress = Arc<dyn Fn(LoadEvent<'_>) + Send + Sync>;
 
 impl std::fmt::Debug for RuntimeBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -123,6 +127,7 @@ impl std::fmt::Debug for RuntimeBuilder {
             .field("max_queued_calls", &self.max_queued_calls)
             .field("raise_limits_per_call", &self.raise_limits_per_call)
             .field("only_tool", &self.only_tool)
+            .field("progress", &self.progress.is_some())
             .finish()
     }
 }
@@ -249,6 +254,13 @@ impl RuntimeBuilder {
         self
     }
 
+    /// Calls `report` as components are compiled (not when they come from the compile cache),
+    /// from the threads compiling them: for a progress bar. Reloads report too.
+    pub fn on_load_progress(mut self, report: impl Fn(LoadEvent<'_>) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(report));
+        self
+    }
+
     /// Compiles and checks every component. Must run inside a tokio runtime.
     ///
     /// # Errors
@@ -276,6 +288,7 @@ impl RuntimeBuilder {
             admission: Admission::new(concurrency, self.max_queued_calls.unwrap_or(DEFAULT_MAX_QUEUED_CALLS)),
             network: Network { resolver: self.resolver, request_slots: RequestSlots::default() },
             metrics: Recorder::new(),
+            progress: self.progress,
             _ticker: ticker,
         });
         let recipe = Arc::new(Recipe {
@@ -539,7 +552,11 @@ async fn compile_and_load(
             let before = loaded_from(&source);
             let before_digest = before.map(|tool| tool.digest);
             let (engine, linkers, cache) = (shared.engine.clone(), shared.linkers.clone(), shared.cache.clone());
-            let prepare = move || prepare_input(&engine, &linkers, cache.as_ref(), bytes, before_digest);
+            let (label, progress) = (source.clone(), shared.progress.clone());
+            let prepare = move || {
+                let report = |event: LoadEvent<'_>| progress.as_ref().map_or((), |report| report(event));
+                prepare_input(&engine, &linkers, cache.as_ref(), bytes, before_digest, &label, &report)
+            };
             (source, before, tokio::task::spawn_blocking(prepare))
         })
         .collect();
@@ -610,6 +627,8 @@ fn prepare_input(
     cache: Option<&CompileCache>,
     bytes: Bytes,
     before: Option<[u8; 32]>,
+    source: &str,
+    report: &dyn Fn(LoadEvent<'_>),
 ) -> Preparing {
     let bytes: Arc<[u8]> = match bytes {
         Bytes::File(path) => match std::fs::read(&path) {
@@ -623,7 +642,15 @@ fn prepare_input(
         return Preparing::Unchanged;
     }
     let started = Instant::now();
-    let prepared = load::prepare(engine, linkers, cache, &bytes, &digest);
+    let compiled = std::cell::Cell::new(false);
+    let compiling = || {
+        compiled.set(true);
+        report(LoadEvent::Compiling { source });
+    };
+    let prepared = load::prepare(engine, linkers, cache, &bytes, &digest, &compiling);
+    if compiled.get() {
+        report(LoadEvent::Compiled { source });
+    }
     tracing::debug!(bytes = bytes.len(), elapsed_ms = started.elapsed().as_millis(), "prepared");
     Preparing::Compiled { digest, prepared }
 }
@@ -698,6 +725,7 @@ struct Shared {
     admission: Admission,
     network: Network,
     metrics: Recorder,
+    progress: Option<Progress>,
     _ticker: EpochTicker,
 }
 
@@ -741,6 +769,7 @@ impl Runtime {
             max_queued_calls: None,
             raise_limits_per_call: false,
             only_tool: None,
+            progress: None,
             resolver: Resolver::default(),
         }
     }

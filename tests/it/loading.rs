@@ -157,3 +157,40 @@ async fn only_tool_loads_the_file_named_after_it_or_else_everything() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[tokio::test]
+async fn compiling_is_reported_and_reading_the_cache_is_not() {
+    use std::sync::{Arc, Mutex};
+    use toolcell_runtime::LoadEvent;
+
+    let cache = temp_dir("progress-cache");
+    let load = || {
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let seen = events.clone();
+        let builder = Runtime::builder()
+            .component_file(toolcell_tests::COUNTER)
+            .component_file(toolcell_tests::ECHO)
+            .compile_cache(&cache)
+            .on_load_progress(move |event| {
+                let (what, source) = match event {
+                    LoadEvent::Compiling { source } => ("compiling", source),
+                    LoadEvent::Compiled { source } => ("compiled", source),
+                    _ => ("other", ""),
+                };
+                let file = Path::new(source).file_name().unwrap().to_string_lossy().into_owned();
+                seen.lock().unwrap().push(format!("{what} {file}"));
+            });
+        async move {
+            let runtime = builder.build().await.unwrap();
+            assert_eq!(runtime.definitions().count(), 2);
+            let mut events = events.lock().unwrap().clone();
+            events.sort();
+            events
+        }
+    };
+    let cold = load().await;
+    assert_eq!(cold, ["compiled counter.wasm", "compiled echo.wasm", "compiling counter.wasm", "compiling echo.wasm"]);
+    assert_eq!(load().await, Vec::<String>::new(), "from the cache: nothing to report");
+    std::fs::remove_dir_all(&cache).unwrap();
+    let _ = std::fs::remove_file(cache.with_extension("key"));
+}
