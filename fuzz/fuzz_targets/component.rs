@@ -20,7 +20,7 @@ fuzz_target!(|data: &[u8]| {
         // fuzzer a fraction of a second.
         let limits =
             Limits::default().with(&LimitOverrides::new().fuel(100_000_000).timeout(Duration::from_millis(500)));
-        let built = Runtime::builder().component_bytes("fuzz.wasm", data).limits(limits).build().await;
+        let built = Runtime::builder().component_bytes("fuzz.wasm", data.to_vec()).limits(limits).build().await;
         let runtime = built.expect("bytes never fail the whole build, only their own load");
         let loaded = runtime.definitions().len();
         assert_eq!(loaded + runtime.diagnostics().len(), 1, "exactly one outcome: {runtime:?}");

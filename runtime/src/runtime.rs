@@ -93,7 +93,7 @@ pub enum RuntimeError {
 enum Source {
     Dir(PathBuf),
     File(PathBuf),
-    Bytes { label: String, bytes: Arc<[u8]> },
+    Bytes { label: String, bytes: bytes::Bytes },
 }
 
 /// Configures and builds a [`Runtime`].
@@ -146,9 +146,11 @@ impl RuntimeBuilder {
         self
     }
 
-    /// Loads a component from memory; `label` names it in diagnostics.
-    pub fn component_bytes(mut self, label: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
-        self.sources.push(Source::Bytes { label: label.into(), bytes: Arc::from(bytes.into()) });
+    /// Loads a component from memory; `label` names it in diagnostics. A `Vec<u8>` is taken
+    /// as it is and a `&'static [u8]` (a component embedded with `include_bytes!`) is not
+    /// copied.
+    pub fn component_bytes(mut self, label: impl Into<String>, bytes: impl Into<bytes::Bytes>) -> Self {
+        self.sources.push(Source::Bytes { label: label.into(), bytes: bytes.into() });
         self
     }
 
@@ -470,12 +472,12 @@ fn grant_access(
 /// (read, like compilation, on the blocking pool, all files at once).
 struct Input {
     source: String,
-    bytes: Bytes,
+    contents: Contents,
 }
 
-enum Bytes {
+enum Contents {
     File(PathBuf),
-    Loaded(Arc<[u8]>),
+    Loaded(bytes::Bytes),
 }
 
 /// Lists every source's components, in the order they were added.
@@ -485,14 +487,14 @@ fn read_sources(sources: &[Source]) -> Result<Vec<Input>, RuntimeError> {
         match source {
             Source::Dir(dir) => {
                 for path in tools_dir_files(dir)? {
-                    inputs.push(Input { source: path.display().to_string(), bytes: Bytes::File(path) });
+                    inputs.push(Input { source: path.display().to_string(), contents: Contents::File(path) });
                 }
             }
             Source::File(path) => {
-                inputs.push(Input { source: path.display().to_string(), bytes: Bytes::File(path.clone()) })
+                inputs.push(Input { source: path.display().to_string(), contents: Contents::File(path.clone()) })
             }
             Source::Bytes { label, bytes } => {
-                inputs.push(Input { source: label.clone(), bytes: Bytes::Loaded(bytes.clone()) });
+                inputs.push(Input { source: label.clone(), contents: Contents::Loaded(bytes.clone()) });
             }
         }
     }
@@ -548,14 +550,14 @@ async fn compile_and_load(
     };
     let preparing: Vec<_> = inputs
         .into_iter()
-        .map(|Input { source, bytes }| {
+        .map(|Input { source, contents }| {
             let before = loaded_from(&source);
             let before_digest = before.map(|tool| tool.digest);
             let (engine, linkers, cache) = (shared.engine.clone(), shared.linkers.clone(), shared.cache.clone());
             let (label, progress) = (source.clone(), shared.progress.clone());
             let prepare = move || {
                 let report = |event: LoadEvent<'_>| progress.as_ref().map_or((), |report| report(event));
-                prepare_input(&engine, &linkers, cache.as_ref(), bytes, before_digest, &label, &report)
+                prepare_input(&engine, &linkers, cache.as_ref(), contents, before_digest, &label, &report)
             };
             (source, before, tokio::task::spawn_blocking(prepare))
         })
@@ -625,17 +627,17 @@ fn prepare_input(
     engine: &Engine,
     linkers: &Linkers,
     cache: Option<&CompileCache>,
-    bytes: Bytes,
+    contents: Contents,
     before: Option<[u8; 32]>,
     source: &str,
     report: &dyn Fn(LoadEvent<'_>),
 ) -> Preparing {
-    let bytes: Arc<[u8]> = match bytes {
-        Bytes::File(path) => match std::fs::read(&path) {
-            Ok(bytes) => bytes.into(),
+    let bytes = match contents {
+        Contents::File(path) => match std::fs::read(&path) {
+            Ok(bytes) => bytes::Bytes::from(bytes),
             Err(err) => return Preparing::Failed(format!("cannot be read: {err}")),
         },
-        Bytes::Loaded(bytes) => bytes,
+        Contents::Loaded(bytes) => bytes,
     };
     let digest = cache::digest(&bytes);
     if before == Some(digest) {
