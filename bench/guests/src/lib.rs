@@ -1,0 +1,1 @@
+//! The benchmark's tools are its examples, one component each.
