@@ -369,6 +369,22 @@ fn a_tampered_compile_cache_entry_is_never_run() {
 }
 
 #[test]
+fn a_trap_is_logged_with_its_wasm_backtrace_but_not_the_hosts() {
+    // Resolving the host's backtrace (captured when RUST_BACKTRACE is set) held the first
+    // trapping call in a process for 150-270 ms.
+    let output = toolcell()
+        .env("RUST_BACKTRACE", "1")
+        .env("TOOLCELL_LOG", "warn")
+        .args(["invoke", toolcell_tests::INFINITE_LOOP, "--timeout", "50ms"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let logged = String::from_utf8_lossy(&output.stderr);
+    assert!(logged.contains("wasm backtrace") && logged.contains("wasm trap: interrupt"), "{logged}");
+    assert!(!logged.contains("Stack backtrace"), "{logged}");
+}
+
+#[test]
 fn a_progress_bar_shows_while_compiling_on_a_terminal_only() {
     let dir = std::env::temp_dir().join(format!("toolcell-cli-progress-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

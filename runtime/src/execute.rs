@@ -115,7 +115,10 @@ pub(crate) async fn execute(
         Ok(Err(failure)) => {
             diagnostics.detail = Some(match failure.error.downcast_ref::<wasmtime_wasi::I32Exit>() {
                 Some(exit) => format!("the tool called wasi:cli/exit with code {}", exit.0),
-                None => format!("{:?}", failure.error),
+                // The error and its causes (the wasm backtrace among them), without the host
+                // backtrace `{:?}` would resolve: with RUST_BACKTRACE set, symbolizing it held
+                // the first trapping call in a process for 150-270 ms.
+                None => format!("{:#}", failure.error),
             });
             Err(classify(&failure, sandbox, &diagnostics.stderr, limits))
         }
