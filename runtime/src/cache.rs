@@ -100,8 +100,7 @@ impl CompileCache {
         compiling();
         let component = Component::from_binary(engine, bytes)?;
         let stored = component.serialize().map_err(|err| err.to_string()).and_then(|serialized| {
-            let entry = seal(key, &id, &serialized).ok_or("the entry could not be authenticated")?;
-            write_atomically(&path, &entry).map_err(|err| err.to_string())
+            write_atomically(&path, &seal(key, &id, &serialized)).map_err(|err| err.to_string())
         });
         if let Err(err) = stored {
             tracing::debug!(dir = %self.dir.display(), %err, "could not store a compiled component");
@@ -148,13 +147,13 @@ fn tag(key: &[u8; KEY_BYTES], id: &[u8; 32], serialized: &[u8]) -> blake3::Hash 
 }
 
 /// An entry: the magic, the tag, the serialized component.
-fn seal(key: &[u8; KEY_BYTES], id: &[u8; 32], serialized: &[u8]) -> Option<Vec<u8>> {
+fn seal(key: &[u8; KEY_BYTES], id: &[u8; 32], serialized: &[u8]) -> Vec<u8> {
     let tag = tag(key, id, serialized);
     let mut entry = Vec::with_capacity(MAGIC.len() + TAG_BYTES + serialized.len());
     entry.extend_from_slice(MAGIC);
     entry.extend_from_slice(tag.as_bytes());
     entry.extend_from_slice(serialized);
-    Some(entry)
+    entry
 }
 
 /// The serialized component in `entry`, if the entry is this cache's, for exactly `id`.
@@ -309,7 +308,7 @@ mod tests {
     fn entries_authenticate_only_for_their_key_and_component() {
         let (key, other_key) = ([7u8; KEY_BYTES], [8u8; KEY_BYTES]);
         let (id, other_id) = ([1u8; 32], [2u8; 32]);
-        let entry = seal(&key, &id, b"machine code").expect("sealed");
+        let entry = seal(&key, &id, b"machine code");
         assert_eq!(authenticated(&key, &id, &entry), Some(b"machine code".as_slice()));
         assert_eq!(authenticated(&other_key, &id, &entry), None, "another key");
         assert_eq!(authenticated(&key, &other_id, &entry), None, "another component's entry");
@@ -333,7 +332,7 @@ mod tests {
         // Sealed with the right key, but not an artifact this engine can load: what an entry
         // written by another wasmtime version looks like once it passes authentication.
         let stale = b"compiled by another version of wasmtime";
-        fs::write(&path, seal(&key, &id, stale).expect("sealed")).unwrap();
+        fs::write(&path, seal(&key, &id, stale)).unwrap();
 
         let compiled = std::cell::Cell::new(false);
         let component = cache.compile(&engine, &bytes, &digest, &|| compiled.set(true)).expect("compiled afresh");
