@@ -4,6 +4,8 @@
 //! tables and writes them as JSON to `bench/results.json`.
 
 mod baselines;
+mod charts;
+mod extism;
 mod stats;
 
 use std::path::{Path, PathBuf};
@@ -25,14 +27,23 @@ mod guests {
 struct Size {
     calls: usize,
     process_calls: usize,
+    /// Extism plugins built from bytes, compiling every time.
+    compiling_calls: usize,
     throughput_calls: usize,
     timeouts: usize,
     in_flight: usize,
 }
 
-const FULL: Size =
-    Size { calls: 20_000, process_calls: 500, throughput_calls: 100_000, timeouts: 100, in_flight: 1000 };
-const QUICK: Size = Size { calls: 1000, process_calls: 50, throughput_calls: 5000, timeouts: 5, in_flight: 100 };
+const FULL: Size = Size {
+    calls: 20_000,
+    process_calls: 500,
+    compiling_calls: 100,
+    throughput_calls: 100_000,
+    timeouts: 100,
+    in_flight: 1000,
+};
+const QUICK: Size =
+    Size { calls: 1000, process_calls: 50, compiling_calls: 10, throughput_calls: 5000, timeouts: 5, in_flight: 100 };
 
 fn main() {
     let size = if std::env::args().any(|arg| arg == "--quick") { QUICK } else { FULL };
@@ -42,6 +53,18 @@ fn main() {
         println!("{memory}");
         return;
     }
+    if let Some(callers) = flag_value("--throughput-only") {
+        // For profiling one concurrency level (`perf record -- toolcell-bench --throughput-only 2`).
+        let rate = tokio.block_on(async {
+            let cache = cache_dir("profile");
+            let runtime = runtime(|builder| builder.max_concurrent_calls(64), &cache).await;
+            let rate = rate(&runtime, callers, size.throughput_calls * 2).await;
+            remove_cache(&cache);
+            rate
+        });
+        println!("{callers} callers: {rate:.0} calls/s");
+        return;
+    }
     let mut results = serde_json::Map::new();
     println!("# toolcell benchmarks\n\n{}\n", machine());
 
@@ -49,8 +72,8 @@ fn main() {
     print_latencies(&latencies);
     results.insert("latency".into(), json!(latencies));
 
-    let throughput = tokio.block_on(throughput(size));
-    results.insert("throughput".into(), throughput);
+    let (throughput, two_vs_one) = tokio.block_on(throughput(size));
+    results.insert("throughput".into(), json!({"levels": throughput, "pooling_two_vs_one_per_round": two_vs_one}));
 
     let startup = tokio.block_on(startup());
     results.insert("startup".into(), startup);
@@ -61,9 +84,32 @@ fn main() {
     let memory = memory_in_a_new_process(size);
     results.insert("memory".into(), memory);
 
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("results.json");
+    // A quick run's figures mean little: they go to a temporary folder, not over the last
+    // full run's.
+    let out_dir = if size.calls == QUICK.calls {
+        std::env::temp_dir().join("toolcell-bench-quick")
+    } else {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    };
+    std::fs::create_dir_all(&out_dir).expect("the output folder");
+    let file = out_dir.join("results.json");
     std::fs::write(&file, serde_json::to_string_pretty(&results).expect("JSON")).expect("write results.json");
     println!("\n(all figures also in {})", file.display());
+    match charts::write(&latencies, &throughput, &out_dir.join("charts")) {
+        Ok(files) => files.iter().for_each(|file| println!("(chart: {})", file.display())),
+        Err(err) => {
+            eprintln!("the charts were not drawn: {err}");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// The number after `flag` on the command line.
+fn flag_value(flag: &str) -> Option<usize> {
+    let args: Vec<String> = std::env::args().collect();
+    let at = args.iter().position(|arg| arg == flag)?;
+    let value = args.get(at + 1).and_then(|value| value.parse().ok());
+    Some(value.unwrap_or_else(|| panic!("{flag} needs a number")))
 }
 
 fn machine() -> String {
@@ -131,6 +177,18 @@ async fn per_call(size: Size) -> Vec<Latency> {
             calls(&on_demand, "calculator", &calculator, size.calls).await,
         ),
     ];
+    latencies.push(Latency::from_samples(
+        "Extism plugin reused across calls",
+        extism::reused(Path::new(guests::EXTISM_ADD), size.calls),
+    ));
+    latencies.push(Latency::from_samples(
+        "Extism, fresh plugin per call (compiled once)",
+        extism::fresh(Path::new(guests::EXTISM_ADD), size.calls),
+    ));
+    latencies.push(Latency::from_samples(
+        "Extism, fresh plugin per call (`Plugin::new`, compiles every time)",
+        extism::fresh_compiling(Path::new(guests::EXTISM_ADD), size.compiling_calls),
+    ));
     // Built beside this binary (`[[bin]] add-process`).
     let process = std::env::current_exe().expect("this binary").with_file_name("add-process");
     assert!(process.is_file(), "{} is missing: build the bench with `cargo build --release`", process.display());
@@ -167,27 +225,88 @@ fn print_latencies(latencies: &[Latency]) {
     println!("\nRatios of medians, against toolcell `add` (pooling):\n");
     println!("- {:.1}x the native function", ratio(add, find("native")));
     println!("- {:.1}x a call into a reused instance", ratio(add, find("call into one reused")));
+    println!(
+        "- {:.1}x faster than a fresh Extism plugin per call",
+        ratio(find("Extism, fresh plugin per call (compiled"), add)
+    );
+    println!("- {:.1}x an Extism plugin reused across calls", ratio(add, find("Extism plugin reused")));
     println!("- {:.0}x faster than a process per call", ratio(find("process per call"), add));
 }
 
-/// 6: calls/s with N concurrent callers, both allocators.
-async fn throughput(size: Size) -> Value {
+/// Calls per second with some concurrent callers.
+#[derive(serde::Serialize)]
+struct Throughput {
+    callers: usize,
+    pooling: f64,
+    on_demand: f64,
+    /// CPU time over wall time while the pooled calls ran: how many cores they kept busy.
+    pooling_cores: f64,
+    /// CPU time per pooled call, all threads together.
+    pooling_cpu_us_per_call: f64,
+}
+
+/// 6: calls/s with N concurrent callers, both allocators. The levels are measured in
+/// rounds, one after another in each round, and each figure is the median over the rounds:
+/// this machine's speed drifts from second to second, and the ratio between two levels is
+/// only meaningful between measurements taken close together.
+async fn throughput(size: Size) -> (Vec<Throughput>, Vec<f64>) {
+    const LEVELS: [usize; 4] = [1, 2, 8, 64];
+    let rounds = if size.calls == QUICK.calls { 2 } else { 5 };
+    // On-demand is ~10x slower: fewer calls keep its rounds as long as pooling's.
+    let on_demand_calls = size.throughput_calls / 5;
     let cache = cache_dir("throughput");
-    let mut rows = Vec::new();
-    println!(
-        "\n## Throughput, `add`, {} calls\n\n| callers | pooling (default) | on-demand |\n|---:|---:|---:|",
-        size.throughput_calls
-    );
     let pooled = runtime(|builder| builder.max_concurrent_calls(64), &cache).await;
     let on_demand = runtime(|builder| builder.on_demand().max_concurrent_calls(64), &cache).await;
-    for callers in [1, 2, 8, 64] {
-        let rate_pooled = rate(&pooled, callers, size.throughput_calls).await;
-        let rate_on_demand = rate(&on_demand, callers, size.throughput_calls).await;
-        println!("| {callers} | {rate_pooled:.0} calls/s | {rate_on_demand:.0} calls/s |");
-        rows.push(json!({"callers": callers, "pooling": rate_pooled, "on_demand": rate_on_demand}));
+    let mut measured: Vec<Vec<Throughput>> = LEVELS.iter().map(|_| Vec::new()).collect();
+    for _ in 0..rounds {
+        for (level, callers) in LEVELS.into_iter().enumerate() {
+            let cpu_before = cpu_time();
+            let wall = Instant::now();
+            let pooling = rate(&pooled, callers, size.throughput_calls).await;
+            let (cpu, wall) = ((cpu_time() - cpu_before).as_secs_f64(), wall.elapsed().as_secs_f64());
+            measured[level].push(Throughput {
+                callers,
+                pooling,
+                on_demand: rate(&on_demand, callers, on_demand_calls).await,
+                pooling_cores: cpu / wall,
+                pooling_cpu_us_per_call: cpu * 1e6 / size.throughput_calls as f64,
+            });
+        }
     }
     remove_cache(&cache);
-    json!(rows)
+
+    println!(
+        "\n## Throughput, `add`\n\n{} calls per level with pooling, {on_demand_calls} on-demand; median of {rounds} rounds.\n",
+        size.throughput_calls
+    );
+    println!("| callers | pooling (default) | cores busy, CPU per call (pooling) | on-demand |\n|---:|---:|---:|---:|");
+    let rows: Vec<Throughput> = LEVELS
+        .into_iter()
+        .zip(&measured)
+        .map(|(callers, rounds)| {
+            let median = |figure: fn(&Throughput) -> f64| stats::median(rounds.iter().map(figure).collect());
+            Throughput {
+                callers,
+                pooling: median(|t| t.pooling),
+                on_demand: median(|t| t.on_demand),
+                pooling_cores: median(|t| t.pooling_cores),
+                pooling_cpu_us_per_call: median(|t| t.pooling_cpu_us_per_call),
+            }
+        })
+        .collect();
+    for row in &rows {
+        println!(
+            "| {} | {:.0} calls/s | {:.2}, {:.1} µs | {:.0} calls/s |",
+            row.callers, row.pooling, row.pooling_cores, row.pooling_cpu_us_per_call, row.on_demand
+        );
+    }
+    let ratios: Vec<f64> = measured[1].iter().zip(&measured[0]).map(|(two, one)| two.pooling / one.pooling).collect();
+    println!(
+        "\nTwo callers against one, pooling, per round: {} (median {:.2}x)",
+        ratios.iter().map(|ratio| format!("{ratio:.2}x")).collect::<Vec<_>>().join(", "),
+        stats::median(ratios.clone())
+    );
+    (rows, ratios)
 }
 
 async fn rate(runtime: &Runtime, callers: usize, total: usize) -> f64 {
@@ -208,6 +327,18 @@ async fn rate(runtime: &Runtime, callers: usize, total: usize) -> f64 {
         task.await.expect("caller");
     }
     (per_caller * callers) as f64 / started.elapsed().as_secs_f64()
+}
+
+/// User and system CPU time of this process so far.
+fn cpu_time() -> Duration {
+    // SAFETY: getrusage only writes the struct it is given.
+    let usage = unsafe {
+        let mut usage = std::mem::zeroed::<libc::rusage>();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    time(usage.ru_utime) + time(usage.ru_stime)
 }
 
 /// 7: a folder of ten tools, cold and warm; the CLI's `invoke`, cold and warm.

@@ -27,3 +27,11 @@ impl Latency {
 pub fn ratio(a: f64, b: f64) -> f64 {
     if b == 0.0 { f64::INFINITY } else { a / b }
 }
+
+/// The median of some figures (the mean of the middle two for an even count).
+pub fn median(mut figures: Vec<f64>) -> f64 {
+    assert!(!figures.is_empty(), "no figures");
+    figures.sort_by(f64::total_cmp);
+    let middle = figures.len() / 2;
+    if figures.len() % 2 == 1 { figures[middle] } else { (figures[middle - 1] + figures[middle]) / 2.0 }
+}

@@ -3,8 +3,8 @@
 //! A build script calls [`GuestBuild::run`] to compile some of the workspace's packages as
 //! components with a nested `cargo build`, then gets the `.wasm` files copied into a folder
 //! of its `OUT_DIR`. The nested build uses its own target directory (next to the outer one,
-//! shared by every profile), so it never waits on the outer build's lock and rebuilds only
-//! what changed.
+//! shared by every profile, or [`GUEST_TARGET_DIR_VAR`]), so it never waits on the outer
+//! build's lock and rebuilds only what changed.
 
 use std::collections::BTreeSet;
 use std::env;
@@ -13,6 +13,9 @@ use std::fmt::Write as _;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+/// Names the folder the guests are built in, overriding `<outer target dir>/wasm-guests`.
+pub const GUEST_TARGET_DIR_VAR: &str = "TOOLCELL_GUEST_TARGET_DIR";
 
 /// The target every toolcell component is built for.
 pub const TARGET: &str = "wasm32-wasip2";
@@ -252,9 +255,15 @@ fn has_std(libdir: &Path) -> bool {
         .any(|entry| entry.file_name().to_string_lossy().starts_with("libstd-"))
 }
 
-/// `<outer target dir>/wasm-guests`: the outer target dir is the nearest ancestor of
+/// Where the guests are built: `TOOLCELL_GUEST_TARGET_DIR` if set, so that the build of
+/// another workspace (the fuzz targets') reuses the guests the main build compiled; else
+/// `<outer target dir>/wasm-guests`, the outer target dir being the nearest ancestor of
 /// `OUT_DIR` that cargo marked with `CACHEDIR.TAG`.
 fn guest_target_dir(out_dir: &Path) -> PathBuf {
+    println!("cargo:rerun-if-env-changed={GUEST_TARGET_DIR_VAR}");
+    if let Some(dir) = env::var_os(GUEST_TARGET_DIR_VAR).filter(|dir| !dir.is_empty()) {
+        return PathBuf::from(dir);
+    }
     let outer = out_dir.ancestors().find(|dir| dir.join("CACHEDIR.TAG").is_file()).unwrap_or(out_dir);
     outer.join("wasm-guests")
 }
