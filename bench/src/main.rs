@@ -1,7 +1,9 @@
 //! toolcell beside the alternatives, in one run on one machine: `bench/run` (or
 //! `cargo run --release --manifest-path bench/Cargo.toml`). `--quick` takes fewer samples
-//! (for checking that it works; its figures are noisy). Prints every figure as Markdown
-//! tables and writes them as JSON to `bench/results.json`.
+//! (for checking that it works; its figures are noisy, and go to a temporary folder). Prints
+//! every figure as Markdown tables, writes them as JSON to `bench/results.json` and draws
+//! `bench/charts/latency.png` and `throughput.png`. `--throughput-only N` measures N callers
+//! alone, for profiling.
 
 mod baselines;
 mod charts;
@@ -25,6 +27,8 @@ mod guests {
 /// How much to measure.
 #[derive(Clone, Copy)]
 struct Size {
+    /// `--quick`: few samples, figures for checking that it works.
+    quick: bool,
     calls: usize,
     process_calls: usize,
     /// Extism plugins built from bytes, compiling every time.
@@ -35,6 +39,7 @@ struct Size {
 }
 
 const FULL: Size = Size {
+    quick: false,
     calls: 20_000,
     process_calls: 500,
     compiling_calls: 100,
@@ -42,8 +47,15 @@ const FULL: Size = Size {
     timeouts: 100,
     in_flight: 1000,
 };
-const QUICK: Size =
-    Size { calls: 1000, process_calls: 50, compiling_calls: 10, throughput_calls: 5000, timeouts: 5, in_flight: 100 };
+const QUICK: Size = Size {
+    quick: true,
+    calls: 1000,
+    process_calls: 50,
+    compiling_calls: 10,
+    throughput_calls: 5000,
+    timeouts: 5,
+    in_flight: 100,
+};
 
 fn main() {
     let size = if std::env::args().any(|arg| arg == "--quick") { QUICK } else { FULL };
@@ -86,7 +98,7 @@ fn main() {
 
     // A quick run's figures mean little: they go to a temporary folder, not over the last
     // full run's.
-    let out_dir = if size.calls == QUICK.calls {
+    let out_dir = if size.quick {
         std::env::temp_dir().join("toolcell-bench-quick")
     } else {
         PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -251,7 +263,7 @@ struct Throughput {
 /// only meaningful between measurements taken close together.
 async fn throughput(size: Size) -> (Vec<Throughput>, Vec<f64>) {
     const LEVELS: [usize; 4] = [1, 2, 8, 64];
-    let rounds = if size.calls == QUICK.calls { 2 } else { 5 };
+    let rounds = if size.quick { 2 } else { 5 };
     // On-demand is ~10x slower: fewer calls keep its rounds as long as pooling's.
     let on_demand_calls = size.throughput_calls / 5;
     let cache = cache_dir("throughput");
@@ -447,7 +459,7 @@ async fn timeout_overshoot(size: Size) -> Value {
 fn memory_in_a_new_process(size: Size) -> Value {
     let mut command = Command::new(std::env::current_exe().expect("this binary"));
     command.arg("--memory-only");
-    if size.in_flight == QUICK.in_flight {
+    if size.quick {
         command.arg("--quick");
     }
     let output = command.output().expect("run the memory measurement");
