@@ -345,6 +345,33 @@ mod tests {
         let _ = fs::remove_file(key_path(&dir));
     }
 
+    #[test]
+    fn an_engine_with_other_settings_never_reads_another_engines_entries() {
+        let dir = std::env::temp_dir().join(format!("toolcell-cache-engines-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let cache = CompileCache::new(dir.clone()).usable().expect("a fresh folder is usable");
+        let bytes = fs::read(toolcell_tools::UNIT_CONVERT).expect("the unit_convert component");
+        let digest = digest(&bytes);
+        // Other compilation settings are, to the cache, what another wasmtime version is.
+        let engine = Engine::default();
+        let other = Engine::new(wasmtime::Config::new().consume_fuel(true)).expect("an engine");
+        let compiles = std::cell::Cell::new(0);
+        let count = || compiles.set(compiles.get() + 1);
+
+        cache.compile(&engine, &bytes, &digest, &count).expect("compiled");
+        cache.compile(&other, &bytes, &digest, &count).expect("compiled");
+        assert_eq!(compiles.get(), 2, "the other engine compiled instead of reading the first one's entry");
+        cache.compile(&engine, &bytes, &digest, &count).expect("read");
+        cache.compile(&other, &bytes, &digest, &count).expect("read");
+        assert_eq!(compiles.get(), 2, "each engine then reads its own entry");
+        let entries = fs::read_dir(&dir)
+            .unwrap()
+            .filter(|entry| entry.as_ref().unwrap().path().extension() == Some("cwasm".as_ref()));
+        assert_eq!(entries.count(), 2, "one entry per engine");
+        let _ = fs::remove_dir_all(&dir);
+        let _ = fs::remove_file(key_path(&dir));
+    }
+
     #[cfg(unix)]
     #[test]
     fn folders_others_can_write_are_not_used() {
