@@ -124,6 +124,26 @@ enum Command {
     /// Serve every tool to MCP clients, over stdio (the default) or streamable HTTP at /mcp.
     /// Policy, cache and limits apply as for `invoke`. Logs go to stderr (TOOLCELL_LOG).
     Serve(Box<ServeArgs>),
+    /// Create a tool project: a Rust crate with an example tool function and its tests,
+    /// ready for `cargo test` and `toolcell build`.
+    New {
+        /// The tool's name: lower case letters, digits, `_` and `-`, starting with a letter.
+        name: String,
+        /// The folder to create [default: ./NAME].
+        #[arg(long, value_name = "DIR")]
+        path: Option<PathBuf>,
+    },
+    /// Build a tool project into a component (release, for wasm32-wasip2), check that it
+    /// loads as a tool, and copy it into a tools folder as NAME.wasm. Exit code 0 when every
+    /// component built and loads, 1 when not.
+    Build {
+        /// The project's folder.
+        #[arg(value_name = "PATH", default_value = ".")]
+        path: PathBuf,
+        /// The tools folder to copy the component into [default: --tools-dir, else ./tools].
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
 }
 
 impl Command {
@@ -318,6 +338,8 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Invoke(args) => invoke(source, *args).await,
         Command::Respond { format, message } => respond(source, format, &message).await,
         Command::Serve(args) => serve(source, *args).await,
+        Command::New { name, path } => new_tool(&name, path),
+        Command::Build { path, out } => build(source, &path, out).await,
     }
 }
 
@@ -420,6 +442,63 @@ async fn check(source: Source<'_>, file: &Path) -> anyhow::Result<ExitCode> {
         out!("(requests grant nothing: grant them in toolcell.toml, or with invoke --allow-host/--dir/--env)");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn new_tool(name: &str, path: Option<PathBuf>) -> anyhow::Result<ExitCode> {
+    let dir = path.unwrap_or_else(|| PathBuf::from(name));
+    let created = toolcell_author::create(name, &dir, toolcell_author::Language::Rust)?;
+    out!("created the tool `{name}` in {}:", dir.display());
+    for file in &created.files {
+        out!("  {}", file.display());
+    }
+    out!("next, in {}:", dir.display());
+    out!("  cargo test        # run its tests natively");
+    out!("  toolcell build    # compile it into tools/{name}.wasm (the first build takes a minute or two)");
+    out!("  toolcell --tools-dir tools invoke {name} {}", shell_quote(&created.example_arguments));
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn build(source: Source<'_>, path: &Path, out: Option<PathBuf>) -> anyhow::Result<ExitCode> {
+    let out_dir = out.or_else(|| source.tools_dir.map(Path::to_path_buf)).unwrap_or_else(|| PathBuf::from("tools"));
+    let built = match toolcell_author::build(path) {
+        Ok(built) => built,
+        Err(err) => {
+            eprintln!("error: {err}");
+            return Ok(ExitCode::from(EXIT_TOOL_ERROR));
+        }
+    };
+    let mut names = Vec::new();
+    for component in built {
+        let runtime = load(Source { tools_dir: None, ..source }, Some(&component.wasm), None).await?;
+        if let Some(diagnostic) = runtime.diagnostics().first() {
+            eprintln!(
+                "error: {} built {}, but it is not a loadable tool: {}",
+                component.project.display(),
+                component.wasm.display(),
+                diagnostic.reason
+            );
+            return Ok(ExitCode::from(EXIT_TOOL_ERROR));
+        }
+        let tool = runtime.definitions().next().context("the component defines no tool")?;
+        std::fs::create_dir_all(&out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
+        let dest = out_dir.join(format!("{}.wasm", tool.name));
+        std::fs::copy(&component.wasm, &dest)
+            .with_context(|| format!("cannot copy the component to {}", dest.display()))?;
+        let size = std::fs::metadata(&dest).map_or(0, |metadata| metadata.len());
+        out!("built {} {} -> {} ({} KiB)", tool.name, tool.version, dest.display(), size.div_ceil(1024));
+        names.push(tool.name.clone());
+    }
+    let tools_dir = shell_quote(&out_dir.display().to_string());
+    for name in names {
+        out!("try: toolcell --tools-dir {tools_dir} schema {name}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `text` quoted for a POSIX shell when it needs to be.
+fn shell_quote(text: &str) -> String {
+    let plain = !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c));
+    if plain { text.to_owned() } else { format!("'{}'", text.replace('\'', "'\\''")) }
 }
 
 /// `read-only, idempotent, closed world`: the hints a tool declares (or the host derived),

@@ -28,6 +28,8 @@
 
 mod context;
 mod error;
+#[cfg(not(target_arch = "wasm32"))]
+mod native;
 mod schema;
 
 pub use context::Context;
@@ -188,20 +190,29 @@ pub mod __private {
         });
     }
 
-    /// Parses the arguments object into the generated arguments struct.
+    /// Parses the arguments object into the generated arguments struct of tool `T`.
     ///
-    /// The host has already validated the arguments against the schema, so a failure here
-    /// means the tool was called by something other than a toolcell host.
-    pub fn parse_arguments<A: serde::de::DeserializeOwned>(arguments: &str) -> Result<A, ToolError> {
+    /// In a component, the host has already validated the arguments against the schema, so
+    /// a failure here means the tool was called by something other than a toolcell host.
+    /// Natively (a tool's tests), they are validated here first, as the host would.
+    pub fn parse_arguments<T: Tool + 'static, A: serde::de::DeserializeOwned>(arguments: &str) -> Result<A, ToolError> {
+        #[cfg(not(target_arch = "wasm32"))]
+        crate::native::check_arguments::<T>(arguments)?;
         serde_json::from_str(arguments)
             .map_err(|err| ToolError::invalid_arguments(format!("the arguments do not match the schema: {err}")))
     }
 
-    /// Serializes a tool function's result to the JSON text the host receives.
-    pub fn to_output<T: serde::Serialize>(result: Result<T, ToolError>) -> Result<String, ToolError> {
+    /// Serializes the result of tool `T`'s function to the JSON text the host receives;
+    /// natively, checks it against the output schema as the host would.
+    pub fn to_output<T: Tool + 'static, V: serde::Serialize>(
+        result: Result<V, ToolError>,
+    ) -> Result<String, ToolError> {
         let value = result?;
-        serde_json::to_string(&value)
-            .map_err(|err| ToolError::failed(format!("the tool's result could not be serialized as JSON: {err}")))
+        let output = serde_json::to_string(&value)
+            .map_err(|err| ToolError::failed(format!("the tool's result could not be serialized as JSON: {err}")))?;
+        #[cfg(not(target_arch = "wasm32"))]
+        crate::native::check_output::<T>(&output)?;
+        Ok(output)
     }
 
     pub fn metadata_to_wit(metadata: Metadata) -> bindings::ToolMetadata {

@@ -154,6 +154,8 @@ fn serialize_error<S: Serializer>(error: &Option<CallError>, serializer: S) -> R
         retryable: bool,
     }
     match error {
+        // It carries its own `retryable` (the tool's judgement); a second key would duplicate it.
+        Some(error @ CallError::ToolFailed { .. }) => error.serialize(serializer),
         Some(error) => WithRetryable { error, retryable: error.retryable() }.serialize(serializer),
         None => serializer.serialize_none(),
     }
@@ -224,5 +226,26 @@ mod duration_us {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
         u64::deserialize(deserializer).map(Duration::from_micros)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_error_serializes_its_retryable_flag_once() {
+        let call = ToolCall::new("1", "t", "{}");
+        for (error, retryable) in [
+            (CallError::ToolFailed { message: "down".into(), retryable: true }, true),
+            (CallError::ToolFailed { message: "bad".into(), retryable: false }, false),
+            (CallError::RejectedArguments { message: "no".into() }, true),
+        ] {
+            let output = ToolOutput::failure(&call, error, Usage::default(), Diagnostics::default());
+            let text = serde_json::to_string(&output).unwrap();
+            assert_eq!(text.matches("\"retryable\"").count(), 1, "{text}");
+            let value: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(value["error"]["retryable"], retryable, "{text}");
+        }
     }
 }

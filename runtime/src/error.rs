@@ -3,6 +3,7 @@
 use std::fmt::{self, Write as _};
 
 use serde::{Deserialize, Serialize};
+pub use toolcell_schema::Violation;
 
 /// Why a call did not produce a result.
 ///
@@ -149,15 +150,6 @@ pub enum CallError {
     },
 }
 
-/// One way the arguments break the parameters schema.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Violation {
-    /// JSON Pointer to the offending value in the arguments (`""` is the whole object).
-    pub pointer: String,
-    /// What was expected there.
-    pub message: String,
-}
-
 /// How a tool crashed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -290,14 +282,7 @@ impl fmt::Display for CallError {
                  Send the arguments as a single JSON object, e.g. {{\"name\": \"value\"}}."
             ),
             Self::InvalidArguments { violations } => {
-                let count = violations.len();
-                let problems = if count == 1 { "1 problem" } else { &format!("{count} problems") };
-                write!(f, "The arguments do not match the tool's parameters schema ({problems}):")?;
-                for violation in violations {
-                    let at = if violation.pointer.is_empty() { "(top level)" } else { &violation.pointer };
-                    write!(f, "\n- {at}: {}", violation.message)?;
-                }
-                write!(f, "\nFix these and call the tool again.")
+                write!(f, "{}", toolcell_schema::ArgumentsReport(violations))
             }
             Self::ArgumentsTooLarge { size, limit } => write!(
                 f,

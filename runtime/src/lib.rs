@@ -46,12 +46,8 @@ mod policy;
 mod redact;
 mod runtime;
 mod sandbox;
-mod schema;
-mod suggest;
 mod telemetry;
 mod toolset;
-mod truncate;
-mod violations;
 
 pub use admission::{CallsInFlight, DEFAULT_MAX_QUEUED_CALLS, default_max_concurrent_calls};
 pub use call::{Arguments, Diagnostics, ToolCall, ToolOutput, Usage};

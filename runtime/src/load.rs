@@ -17,7 +17,7 @@ use crate::limits::Limits;
 use crate::link::Linkers;
 use crate::policy::{Access, RequestedCapabilities, RequestedDirectory};
 use crate::sandbox::{Network, Sandbox};
-use crate::schema::CompiledSchema;
+use toolcell_schema::CompiledSchema;
 
 /// The longest description model providers accept.
 pub const MAX_DESCRIPTION_CHARS: usize = 1024;

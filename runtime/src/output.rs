@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::error::CallError;
 use crate::redact::Redactor;
-use crate::schema::CompiledSchema;
+use toolcell_schema::{CompiledSchema, OutputReport};
 
 /// The result as the model will read it, or why it cannot be given to the model.
 pub(crate) fn check_output(
@@ -59,7 +59,9 @@ fn redact(value: Value, redactor: &Redactor) -> Redacted {
 /// (`original` passes), says so rather than blaming the tool's result.
 fn check_schema(schema: &CompiledSchema, redacted: &Value, original: Option<&Value>) -> Result<(), CallError> {
     let violations = schema.violations(redacted);
-    let Some(first) = violations.first() else { return Ok(()) };
+    if violations.is_empty() {
+        return Ok(());
+    }
     if original.is_some_and(|original| schema.violations(original).is_empty()) {
         return Err(CallError::InvalidOutput {
             reason: "it contains a secret value, and with the secret replaced by [REDACTED] it no longer matches the \
@@ -67,14 +69,7 @@ fn check_schema(schema: &CompiledSchema, redacted: &Value, original: Option<&Val
                 .into(),
         });
     }
-    let at = if first.pointer.is_empty() { "the top level".to_owned() } else { format!("`{}`", first.pointer) };
-    let more = match violations.len() {
-        1 => String::new(),
-        n => format!(" and {} more", n - 1),
-    };
-    Err(CallError::InvalidOutput {
-        reason: format!("it does not match the tool's output schema (at {at}: {}{more})", first.message),
-    })
+    Err(CallError::InvalidOutput { reason: OutputReport(&violations).to_string() })
 }
 
 #[cfg(test)]

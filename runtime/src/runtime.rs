@@ -32,9 +32,9 @@ use crate::policy::{
 };
 use crate::redact::Redactor;
 use crate::sandbox::Network;
-use crate::suggest;
 use crate::telemetry;
-use crate::truncate::truncated;
+use toolcell_schema::closest;
+use toolcell_schema::truncated;
 
 /// Why a [`Runtime`] could not be built. Problems with individual components are not
 /// errors: they become [`LoadDiagnostic`]s and the other tools load.
@@ -984,8 +984,7 @@ where
 
 /// The error for a call to `name`, which is not among `available`.
 pub(crate) fn unknown_tool(name: &str, available: Vec<String>) -> CallError {
-    let closest =
-        suggest::closest(name, available.iter().map(String::as_str), 3).into_iter().map(str::to_owned).collect();
+    let closest = closest(name, available.iter().map(String::as_str), 3).into_iter().map(str::to_owned).collect();
     CallError::UnknownTool { name: truncated(name, MAX_NAME_BYTES), closest, available }
 }
 

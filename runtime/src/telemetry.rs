@@ -25,7 +25,7 @@ use crate::error::CallError;
 use crate::formats::Format;
 use crate::load::ToolDefinition;
 use crate::redact::Redactor;
-use crate::truncate::truncated;
+use toolcell_schema::truncated;
 
 /// The most of an input or output value a span carries; the rest is cut, marked with `…`.
 pub(crate) const MAX_VALUE_BYTES: usize = 16 * 1024;

@@ -79,7 +79,9 @@ impl GuestBuild {
         let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR is set for build scripts"));
         let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR is set"));
         let toolchain = Toolchain::detect(&manifest_dir);
-        toolchain.ensure_target_installed();
+        if let Err(err) = toolchain.ensure_target_installed() {
+            panic!("{err}");
+        }
         let target_dir = guest_target_dir(&out_dir);
 
         let mut command = toolchain.command(&toolchain.cargo);
@@ -110,24 +112,10 @@ impl GuestBuild {
         let mut child =
             command.spawn().unwrap_or_else(|err| panic!("could not run cargo for the {TARGET} guests: {err}"));
         let stdout = child.stdout.take().expect("stdout is piped");
-        let mut built = Vec::new();
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else { continue };
-            if message["reason"] != "compiler-artifact" {
-                continue;
-            }
-            let name = message["target"]["name"].as_str().unwrap_or_default().to_owned();
-            let wasm = message["filenames"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|file| file.as_str())
-                .find(|file| file.ends_with(".wasm"));
-            if let Some(wasm) = wasm {
-                built.push((name, PathBuf::from(wasm)));
-            }
-        }
+        let built: Vec<(String, PathBuf)> = read_components(BufReader::new(stdout))
+            .into_iter()
+            .map(|component| (component.target_name, component.wasm))
+            .collect();
         let status = child.wait().expect("cargo ran");
         if !status.success() {
             panic!(
@@ -161,6 +149,49 @@ impl GuestBuild {
     }
 }
 
+/// A `.wasm` file a cargo build produced.
+#[derive(Debug, Clone)]
+pub struct Component {
+    /// The cargo target's name (`toolcell_tool_calculator`, or an example's name).
+    pub target_name: String,
+    /// The target's kinds (`cdylib`, `rlib`, `bin`, `example`).
+    pub kinds: Vec<String>,
+    /// The `Cargo.toml` of the package it belongs to.
+    pub manifest_path: PathBuf,
+    /// The `.wasm` file in the target directory.
+    pub wasm: PathBuf,
+}
+
+/// The `.wasm` files among the `compiler-artifact` messages of `cargo build
+/// --message-format=json...` read from `messages`; other lines are skipped.
+pub fn read_components(messages: impl BufRead) -> Vec<Component> {
+    let mut components = Vec::new();
+    for line in messages.lines() {
+        let Ok(line) = line else { break };
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else { continue };
+        if message["reason"] != "compiler-artifact" {
+            continue;
+        }
+        let wasm = message["filenames"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|file| file.as_str())
+            .find(|file| file.ends_with(".wasm"));
+        let Some(wasm) = wasm else { continue };
+        let strings = |value: &serde_json::Value| -> Vec<String> {
+            value.as_array().into_iter().flatten().filter_map(|kind| kind.as_str().map(str::to_owned)).collect()
+        };
+        components.push(Component {
+            target_name: message["target"]["name"].as_str().unwrap_or_default().to_owned(),
+            kinds: strings(&message["target"]["kind"]),
+            manifest_path: PathBuf::from(message["manifest_path"].as_str().unwrap_or_default()),
+            wasm: PathBuf::from(wasm),
+        });
+    }
+    components
+}
+
 /// Writes `pub const NAME: &str = "path";` for each artifact, NAME being its file stem in
 /// upper case, for a crate to `include!`.
 pub fn path_constants(artifacts: &[Artifact]) -> String {
@@ -179,7 +210,8 @@ pub fn path_constants(artifacts: &[Artifact]) -> String {
 /// whose wasm32-wasip2 standard library may not be downloadable any more, and a component
 /// does not depend on the host's compiler. Without rustup, the outer build's own cargo and
 /// rustc.
-struct Toolchain {
+#[derive(Debug, Clone)]
+pub struct Toolchain {
     cargo: OsString,
     rustc: OsString,
     rustup: Option<OsString>,
@@ -187,7 +219,8 @@ struct Toolchain {
 }
 
 impl Toolchain {
-    fn detect(dir: &Path) -> Self {
+    /// The toolchain that builds the package in `dir`.
+    pub fn detect(dir: &Path) -> Self {
         let proxies = env::var_os("RUSTUP_TOOLCHAIN").and_then(|_| {
             let cargo_home = env::var_os("CARGO_HOME").map(PathBuf::from)?;
             let bin = cargo_home.join("bin");
@@ -209,6 +242,11 @@ impl Toolchain {
         }
     }
 
+    /// `cargo` of this toolchain, run in the package's folder.
+    pub fn cargo(&self) -> Command {
+        self.command(&self.cargo)
+    }
+
     fn command(&self, program: &OsStr) -> Command {
         let mut command = Command::new(program);
         command.current_dir(&self.dir);
@@ -223,17 +261,24 @@ impl Toolchain {
         command
     }
 
-    fn ensure_target_installed(&self) {
+    /// Adds [`TARGET`] to the toolchain with rustup when it is missing.
+    ///
+    /// # Errors
+    /// What to run when the target is missing and could not be added.
+    pub fn ensure_target_installed(&self) -> Result<(), String> {
         if self.target_installed() {
-            return;
+            return Ok(());
         }
         // rust-toolchain.toml names the target, but rustup does not add a missing target to
         // an already-installed toolchain; add it once.
         let rustup = self.rustup.clone().unwrap_or_else(|| "rustup".into());
         let added = self.command(&rustup).args(["target", "add", TARGET]).status().is_ok_and(|status| status.success());
         if !added || !self.target_installed() {
-            panic!("the {TARGET} target is not installed and could not be added: run `rustup target add {TARGET}`");
+            return Err(format!(
+                "the {TARGET} target is not installed and could not be added: run `rustup target add {TARGET}`"
+            ));
         }
+        Ok(())
     }
 
     fn target_installed(&self) -> bool {

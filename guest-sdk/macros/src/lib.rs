@@ -41,7 +41,9 @@ const MAX_TITLE_CHARS: usize = 128;
 ///
 /// Generates a unit struct named after the function in PascalCase plus `Tool`
 /// (`fn json_query` -> `JsonQueryTool`) implementing `toolcell_guest::Tool`, and exports it
-/// when compiling for WebAssembly. One `#[tool]` per crate.
+/// when compiling for WebAssembly. One `#[tool]` per crate. Natively (in the crate's tests),
+/// the generated `invoke` checks the arguments against the parameters schema, and the result
+/// against a declared output schema, as the host does, with the host's messages.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut options = ToolOptions::default();
@@ -302,8 +304,8 @@ fn expand_tool(options: ToolOptions, mut function: ItemFn) -> syn::Result<TokenS
                 context: ::toolcell_guest::Context,
             ) -> ::core::result::Result<::std::string::String, ::toolcell_guest::ToolError> {
                 #context_unused
-                let arguments: #arguments_struct = ::toolcell_guest::__private::parse_arguments(arguments)?;
-                ::toolcell_guest::__private::to_output(#result)
+                let arguments: #arguments_struct = ::toolcell_guest::__private::parse_arguments::<Self, #arguments_struct>(arguments)?;
+                ::toolcell_guest::__private::to_output::<Self, _>(#result)
             }
 
             #capabilities

@@ -25,7 +25,7 @@ use self::body::CappedBody;
 use self::connect::Destination;
 use crate::policy::{HostPattern, Scheme};
 use crate::redact::Redactor;
-use crate::truncate::truncated;
+use toolcell_schema::truncated;
 
 /// Requests one call may have in flight (sent, with a response not yet read or dropped).
 pub(crate) const MAX_REQUESTS_PER_CALL: usize = 16;

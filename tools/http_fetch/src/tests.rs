@@ -1257,7 +1257,10 @@ fn argument_errors_through_json() {
     assert!(matches!(&error, ToolError::InvalidArguments(message) if message.contains("`ftp` scheme")), "{error:?}");
 
     let error = invoke(json!({"url": "https://example.com/", "max_bytes": 0})).unwrap_err();
-    assert!(matches!(&error, ToolError::InvalidArguments(message) if message.contains("`max_bytes`")), "{error:?}");
+    assert!(
+        matches!(&error, ToolError::InvalidArguments(message) if message.contains("- /max_bytes: must be at least 1")),
+        "{error:?}"
+    );
 
     let error = invoke(json!({"url": "https://example.com/", "headers": {"Host": "evil"}})).unwrap_err();
     assert!(matches!(&error, ToolError::InvalidArguments(message) if message.contains("`Host`")), "{error:?}");

@@ -485,7 +485,7 @@ fn invoke_rejects_arguments_that_do_not_match_the_schema() {
     ] {
         let err = invoke(arguments.clone()).expect_err("bad arguments");
         assert!(
-            matches!(&err, ToolError::InvalidArguments(message) if message.starts_with("the arguments do not match the schema")),
+            matches!(&err, ToolError::InvalidArguments(message) if message.starts_with("The arguments do not match the tool's parameters schema")),
             "{arguments}: {err:?}"
         );
     }

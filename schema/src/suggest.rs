@@ -48,7 +48,7 @@ pub(crate) fn name_distance(a: &str, b: &str) -> usize {
 /// Close means within `max(2, len / 3)` edits (`len` in chars of the candidate) and fewer
 /// than half the chars of the longer name, or one name containing the other (at least 3
 /// chars).
-pub(crate) fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>, max: usize) -> Vec<&'a str> {
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>, max: usize) -> Vec<&'a str> {
     let word = head_chars(word, MAX_COMPARED_CHARS);
     let ranked =
         rank(word, candidates).into_iter().filter(|(distance, candidate)| is_close(word, candidate, *distance));
@@ -57,7 +57,7 @@ pub(crate) fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a s
 
 /// The `max` candidates nearest to `word`, however far: for showing a few of a long list of
 /// allowed values when none is close enough for [`closest`].
-pub(crate) fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>, max: usize) -> Vec<&'a str> {
+pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>, max: usize) -> Vec<&'a str> {
     let word = head_chars(word, MAX_COMPARED_CHARS);
     rank(word, candidates).into_iter().map(|(_, candidate)| candidate).take(max).collect()
 }

@@ -3,7 +3,7 @@
 const ELLIPSIS: char = '…';
 
 /// `text` cut to at most `max_bytes` bytes (the `…` that marks a cut included).
-pub(crate) fn truncated(text: &str, max_bytes: usize) -> String {
+pub fn truncated(text: &str, max_bytes: usize) -> String {
     if text.len() <= max_bytes {
         return text.to_owned();
     }

@@ -5,7 +5,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use jsonschema::Validator;
 use serde_json::Value;
 
-use crate::error::Violation;
+use crate::Violation;
 
 /// The drafts whose meta-schemas toolcell knows. Another `$schema` is refused at load
 /// rather than silently validated by other rules.
@@ -19,7 +19,7 @@ const KNOWN_DRAFTS: [&str; 5] = [
 
 /// A compiled schema from a tool.
 #[derive(Debug)]
-pub(crate) struct CompiledSchema {
+pub struct CompiledSchema {
     /// The schema as declared: read to explain violations in words.
     schema: Value,
     validator: Validator,
@@ -28,7 +28,10 @@ pub(crate) struct CompiledSchema {
 impl CompiledSchema {
     /// Parses, meta-validates and compiles a schema a tool declared. The error says what is
     /// wrong, for a load diagnostic.
-    pub(crate) fn compile(text: &str) -> Result<(Value, Self), String> {
+    ///
+    /// # Errors
+    /// What is wrong with the schema, as the end of a sentence (`is not JSON: ...`).
+    pub fn compile(text: &str) -> Result<(Value, Self), String> {
         let schema: Value = serde_json::from_str(text).map_err(|err| format!("is not JSON: {err}"))?;
         if let Some(draft) = schema.get("$schema") {
             let known = draft.as_str().is_some_and(|draft| KNOWN_DRAFTS.contains(&draft.trim_end_matches('#')));
@@ -53,7 +56,7 @@ impl CompiledSchema {
 
     /// Every way `value` breaks the schema, explained for a model (at most 20); empty when
     /// it fits.
-    pub(crate) fn violations(&self, value: &Value) -> Vec<Violation> {
+    pub fn violations(&self, value: &Value) -> Vec<Violation> {
         if self.validator.is_valid(value) {
             return Vec::new();
         }

@@ -17,7 +17,7 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{JsonType, ValidationError};
 use serde_json::Value;
 
-use crate::error::Violation;
+use crate::Violation;
 use crate::suggest;
 use crate::truncate::truncated;
 

@@ -1,0 +1,144 @@
+//! Tools written in Rust: a crate depending on `toolcell-guest`, built by cargo.
+
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use toolcell_guest_build::{TARGET, Toolchain, read_components};
+
+use crate::{AuthorError, Built};
+
+const CARGO_TOML: &str = include_str!("../templates/rust/Cargo.toml");
+const TOOLCHAIN_TOML: &str = include_str!("../templates/rust/rust-toolchain.toml");
+const GITIGNORE: &str = include_str!("../templates/rust/gitignore");
+const LIB_RS: &str = include_str!("../templates/rust/lib.rs");
+
+/// Arguments the template's example function accepts.
+pub(crate) const EXAMPLE_ARGUMENTS: &str = r#"{"text": "one two three"}"#;
+
+/// The files of a new tool crate named `name`, relative to its folder.
+pub(crate) fn project_files(name: &str) -> Vec<(PathBuf, String)> {
+    let function = name.replace('-', "_");
+    let tool_struct = format!("{}Tool", pascal_case(&function));
+    // A name with `-` is not a Rust identifier: the function takes `_` and the attribute
+    // keeps the name the author chose.
+    let attribute_name = if name.contains('-') { format!("name = \"{name}\", ") } else { String::new() };
+    let fill = |template: &str| {
+        template
+            .replace("{{crate}}", name)
+            .replace("{{name}}", name)
+            .replace("{{function}}", &function)
+            .replace("{{tool_struct}}", &tool_struct)
+            .replace("#[tool(", &format!("#[tool({attribute_name}"))
+            .replace("{{sdk_dependency}}", &sdk_dependency())
+    };
+    vec![
+        (PathBuf::from("Cargo.toml"), fill(CARGO_TOML)),
+        (PathBuf::from("rust-toolchain.toml"), TOOLCHAIN_TOML.to_owned()),
+        (PathBuf::from(".gitignore"), GITIGNORE.to_owned()),
+        (PathBuf::from("src/lib.rs"), fill(LIB_RS)),
+    ]
+}
+
+/// The dependency line for the guest SDK: this source tree's `guest-sdk/` when it is still
+/// where this binary was built from, else the repository, until the crate is published.
+fn sdk_dependency() -> String {
+    let local = Path::new(env!("CARGO_MANIFEST_DIR")).join("../guest-sdk");
+    match local.canonicalize() {
+        Ok(path) if path.join("Cargo.toml").is_file() => {
+            format!("toolcell-guest = {{ path = {} }}", toml_string(&path.to_string_lossy()))
+        }
+        _ => format!(
+            "# Until toolcell-guest is published on crates.io.\ntoolcell-guest = {{ git = {} }}",
+            toml_string(env!("CARGO_PKG_REPOSITORY"))
+        ),
+    }
+}
+
+/// `text` as a TOML literal string when it can be one, else a basic string.
+fn toml_string(text: &str) -> String {
+    if text.contains(['\'', '\n', '\r']) { format!("{text:?}") } else { format!("'{text}'") }
+}
+
+/// Builds the crate (or every tool crate of the workspace) in `dir` with cargo and returns
+/// its components.
+pub(crate) fn build(dir: &Path) -> Result<Vec<Built>, AuthorError> {
+    let dir = dir.canonicalize().map_err(|source| AuthorError::Io { path: dir.to_owned(), source })?;
+    let toolchain = Toolchain::detect(&dir);
+    toolchain.ensure_target_installed().map_err(AuthorError::Toolchain)?;
+    let manifest = dir.join("Cargo.toml");
+    let mut command = toolchain.cargo();
+    command
+        .args(["build", "--release", "--target", TARGET, "--message-format=json-render-diagnostics", "--manifest-path"])
+        .arg(&manifest)
+        .stdout(Stdio::piped());
+    let mut child = command.spawn().map_err(|source| AuthorError::Spawn { program: "cargo".to_owned(), source })?;
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let components = read_components(BufReader::new(stdout));
+    let status = child.wait().map_err(|source| AuthorError::Spawn { program: "cargo".to_owned(), source })?;
+    if !status.success() {
+        return Err(AuthorError::BuildFailed { program: "cargo".to_owned(), status });
+    }
+    // Only this project's libraries are tools: not its dependencies, not its binaries.
+    let built: Vec<Built> = components
+        .into_iter()
+        .filter(|component| component.kinds.iter().any(|kind| kind == "cdylib"))
+        .filter(|component| component.manifest_path.starts_with(&dir))
+        .map(|component| Built { wasm: component.wasm, project: component.manifest_path })
+        .collect();
+    if built.is_empty() {
+        return Err(AuthorError::NoComponent(format!(
+            "cargo built {} but made no .wasm component: a tool crate needs `crate-type = [\"cdylib\", \"rlib\"]` \
+             under `[lib]` in its Cargo.toml, and a `#[tool]` function in src/lib.rs",
+            manifest.display()
+        )));
+    }
+    Ok(built)
+}
+
+fn pascal_case(snake: &str) -> String {
+    snake
+        .split('_')
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            let mut chars = part.chars();
+            chars.next().map(|first| first.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Whether `word` is reserved in Rust 2024 (strict or reserved keywords), so cannot name a
+/// function.
+pub(crate) fn is_keyword(word: &str) -> bool {
+    const KEYWORDS: &[&str] = &[
+        "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate", "do", "dyn",
+        "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro",
+        "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return", "self", "static", "struct", "super",
+        "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+    ];
+    KEYWORDS.contains(&word)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hyphenated_name_keeps_its_tool_name_and_gets_a_rust_function_name() {
+        let files = project_files("word-count");
+        let lib = &files.iter().find(|(path, _)| path.ends_with("lib.rs")).unwrap().1;
+        assert!(lib.contains("#[tool(name = \"word-count\", read_only, idempotent)]"), "{lib}");
+        assert!(lib.contains("pub fn word_count("));
+        assert!(lib.contains("WordCountTool::invoke"));
+        let manifest = &files.iter().find(|(path, _)| path.ends_with("Cargo.toml")).unwrap().1;
+        assert!(manifest.contains("name = \"word-count\""));
+        assert!(!manifest.contains("{{") && !lib.contains("{{"));
+    }
+
+    #[test]
+    fn the_sdk_dependency_is_this_source_tree_when_it_is_here() {
+        let line = sdk_dependency();
+        let sdk = Path::new(env!("CARGO_MANIFEST_DIR")).join("../guest-sdk").canonicalize().unwrap();
+        assert_eq!(line, format!("toolcell-guest = {{ path = '{}' }}", sdk.display()));
+    }
+}
