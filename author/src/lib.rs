@@ -4,7 +4,10 @@
 //! Checking that a component loads as a tool is the runtime's job; the CLI does it after
 //! [`build`]. This crate only knows projects: their files and their toolchains.
 
+mod javascript;
+mod python;
 mod rust;
+mod sdk;
 
 use std::path::{Path, PathBuf};
 
@@ -14,6 +17,23 @@ use std::path::{Path, PathBuf};
 pub enum Language {
     /// A Rust crate depending on `toolcell-guest`, built with cargo for `wasm32-wasip2`.
     Rust,
+    /// A Python module with one `@tool` function (the SDK in `sdk/python`), built with
+    /// componentize-py.
+    Python,
+    /// A JavaScript module whose default export is a `tool({...})` (the SDK in `sdk/js`),
+    /// built with esbuild and componentize-js.
+    JavaScript,
+}
+
+impl Language {
+    /// The language's name for people.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Rust => "Rust",
+            Language::Python => "Python",
+            Language::JavaScript => "JavaScript",
+        }
+    }
 }
 
 /// What [`create`] made.
@@ -25,6 +45,8 @@ pub struct Created {
     pub files: Vec<PathBuf>,
     /// Arguments the example tool accepts, as JSON: for the first `invoke`.
     pub example_arguments: String,
+    /// The shell command that runs the project's tests natively, from its folder.
+    pub test_command: String,
 }
 
 /// One component [`build`] produced.
@@ -54,13 +76,30 @@ pub enum AuthorError {
         /// The folder.
         dir: PathBuf,
     },
+    /// The folder does not exist.
+    #[error("{} does not exist: give the folder of a tool project, or create one with `toolcell new NAME`", dir.display())]
+    NoSuchFolder {
+        /// The folder.
+        dir: PathBuf,
+    },
     /// The folder holds no project of a known language.
     #[error(
-        "{} holds no tool project (no Cargo.toml): run `toolcell build` in a tool's folder, or create one with `toolcell new NAME`",
+        "{} holds no tool project (no Cargo.toml, pyproject.toml or package.json): run `toolcell build` in a tool's folder, or create one with `toolcell new NAME`",
         dir.display()
     )]
     NotAProject {
         /// The folder.
+        dir: PathBuf,
+    },
+    /// A language's SDK is not where this binary expects it.
+    #[error(
+        "the {language} SDK is not at {}: tools in {language} are built with the SDK of the toolcell source tree this binary was built from; set TOOLCELL_SDK_DIR to that tree's sdk/ folder",
+        dir.display()
+    )]
+    SdkMissing {
+        /// The language.
+        language: String,
+        /// Where it was looked for.
         dir: PathBuf,
     },
     /// A build tool could not be started.
@@ -113,6 +152,8 @@ pub fn create(name: &str, dir: &Path, language: Language) -> Result<Created, Aut
     }
     let files = match language {
         Language::Rust => rust::project_files(name),
+        Language::Python => python::project_files(name)?,
+        Language::JavaScript => javascript::project_files(name)?,
     };
     for (relative, contents) in &files {
         let path = dir.join(relative);
@@ -120,13 +161,17 @@ pub fn create(name: &str, dir: &Path, language: Language) -> Result<Created, Aut
         std::fs::create_dir_all(parent).map_err(|source| AuthorError::Io { path: parent.to_owned(), source })?;
         std::fs::write(&path, contents).map_err(|source| AuthorError::Io { path, source })?;
     }
-    let example_arguments = match language {
-        Language::Rust => rust::EXAMPLE_ARGUMENTS.to_owned(),
+    let test_command = match language {
+        Language::Rust => "cargo test".to_owned(),
+        Language::Python => python::test_command()?,
+        Language::JavaScript => javascript::test_command(),
     };
     Ok(Created {
         dir: dir.to_owned(),
         files: files.into_iter().map(|(relative, _)| relative).collect(),
-        example_arguments,
+        // Every language's template has the same example tool.
+        example_arguments: EXAMPLE_ARGUMENTS.to_owned(),
+        test_command,
     })
 }
 
@@ -138,8 +183,12 @@ pub fn create(name: &str, dir: &Path, language: Language) -> Result<Created, Aut
 /// when the compiler fails; [`AuthorError::NoComponent`] when it made no `.wasm` (for Rust:
 /// `crate-type` lacks `cdylib`).
 pub fn build(dir: &Path) -> Result<Vec<Built>, AuthorError> {
-    match detect(dir)? {
-        Language::Rust => rust::build(dir),
+    let language = detect(dir)?;
+    let dir = dir.canonicalize().map_err(|source| AuthorError::Io { path: dir.to_owned(), source })?;
+    match language {
+        Language::Rust => rust::build(&dir),
+        Language::Python => python::build(&dir),
+        Language::JavaScript => javascript::build(&dir),
     }
 }
 
@@ -148,10 +197,25 @@ pub fn build(dir: &Path) -> Result<Vec<Built>, AuthorError> {
 /// # Errors
 /// [`AuthorError::NotAProject`] when it holds none.
 pub fn detect(dir: &Path) -> Result<Language, AuthorError> {
-    if dir.join("Cargo.toml").is_file() {
-        return Ok(Language::Rust);
+    if !dir.exists() {
+        return Err(AuthorError::NoSuchFolder { dir: dir.to_owned() });
     }
-    Err(AuthorError::NotAProject { dir: dir.to_owned() })
+    let manifests =
+        [("Cargo.toml", Language::Rust), ("pyproject.toml", Language::Python), ("package.json", Language::JavaScript)];
+    manifests
+        .into_iter()
+        .find(|(manifest, _)| dir.join(manifest).is_file())
+        .map(|(_, language)| language)
+        .ok_or_else(|| AuthorError::NotAProject { dir: dir.to_owned() })
+}
+
+/// Arguments every template's example tool accepts.
+const EXAMPLE_ARGUMENTS: &str = r#"{"text": "one two three"}"#;
+
+/// `text` quoted for a POSIX shell when it needs to be.
+pub fn shell_quote(text: &str) -> String {
+    let plain = !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c));
+    if plain { text.to_owned() } else { format!("'{}'", text.replace('\'', "'\\''")) }
 }
 
 /// A tool name that is also a valid crate, module and function name in every language:

@@ -13,9 +13,6 @@ const TOOLCHAIN_TOML: &str = include_str!("../templates/rust/rust-toolchain.toml
 const GITIGNORE: &str = include_str!("../templates/rust/gitignore");
 const LIB_RS: &str = include_str!("../templates/rust/lib.rs");
 
-/// Arguments the template's example function accepts.
-pub(crate) const EXAMPLE_ARGUMENTS: &str = r#"{"text": "one two three"}"#;
-
 /// The files of a new tool crate named `name`, relative to its folder.
 pub(crate) fn project_files(name: &str) -> Vec<(PathBuf, String)> {
     let function = name.replace('-', "_");
@@ -63,8 +60,7 @@ fn toml_string(text: &str) -> String {
 /// Builds the crate (or every tool crate of the workspace) in `dir` with cargo and returns
 /// its components.
 pub(crate) fn build(dir: &Path) -> Result<Vec<Built>, AuthorError> {
-    let dir = dir.canonicalize().map_err(|source| AuthorError::Io { path: dir.to_owned(), source })?;
-    let toolchain = Toolchain::detect(&dir);
+    let toolchain = Toolchain::detect(dir);
     toolchain.ensure_target_installed().map_err(AuthorError::Toolchain)?;
     let manifest = dir.join("Cargo.toml");
     let mut command = toolchain.cargo();
@@ -83,7 +79,7 @@ pub(crate) fn build(dir: &Path) -> Result<Vec<Built>, AuthorError> {
     let built: Vec<Built> = components
         .into_iter()
         .filter(|component| component.kinds.iter().any(|kind| kind == "cdylib"))
-        .filter(|component| component.manifest_path.starts_with(&dir))
+        .filter(|component| component.manifest_path.starts_with(dir))
         .map(|component| Built { wasm: component.wasm, project: component.manifest_path })
         .collect();
     if built.is_empty() {

@@ -2,6 +2,7 @@
 
 mod parse;
 mod progress;
+mod schema_text;
 
 use std::io::{IsTerminal as _, Read as _};
 use std::net::SocketAddr;
@@ -13,10 +14,11 @@ use std::time::Duration;
 use anyhow::{Context as _, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{Map, Value, json};
+use toolcell_author::shell_quote;
 use toolcell_mcp::{Catalog, ContextHeader, HttpOptions};
 use toolcell_runtime::{
-    CallError, DirGrant, EnvGrant, Format, Grants, HostPattern, LimitOverrides, Policy, RequestedCapabilities, Runtime,
-    RuntimeBuilder, ToolAnnotations, ToolCall, TraceParent,
+    CallError, DirGrant, EnvGrant, Format, Grants, HostPattern, LimitOverrides, Limits, Policy, RequestedCapabilities,
+    Runtime, RuntimeBuilder, ToolAnnotations, ToolCall, TraceParent,
 };
 
 /// Exit code when the tool call itself failed (the printed output says how).
@@ -124,14 +126,18 @@ enum Command {
     /// Serve every tool to MCP clients, over stdio (the default) or streamable HTTP at /mcp.
     /// Policy, cache and limits apply as for `invoke`. Logs go to stderr (TOOLCELL_LOG).
     Serve(Box<ServeArgs>),
-    /// Create a tool project: a Rust crate with an example tool function and its tests,
-    /// ready for `cargo test` and `toolcell build`.
+    /// Create a tool project: an example tool function and its tests, ready to test natively
+    /// and to `toolcell build`. Rust by default; Python and JavaScript build with the SDKs in
+    /// the toolcell source tree (sdk/).
     New {
         /// The tool's name: lower case letters, digits, `_` and `-`, starting with a letter.
         name: String,
         /// The folder to create [default: ./NAME].
         #[arg(long, value_name = "DIR")]
         path: Option<PathBuf>,
+        /// The language to write the tool in.
+        #[arg(long, value_enum, default_value_t = Lang::Rust)]
+        lang: Lang,
     },
     /// Build a tool project into a component (release, for wasm32-wasip2), check that it
     /// loads as a tool, and copy it into a tools folder as NAME.wasm. Exit code 0 when every
@@ -201,6 +207,24 @@ struct ServeArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Lang {
+    Rust,
+    Python,
+    #[value(alias = "javascript")]
+    Js,
+}
+
+impl From<Lang> for toolcell_author::Language {
+    fn from(lang: Lang) -> Self {
+        match lang {
+            Lang::Rust => Self::Rust,
+            Lang::Python => Self::Python,
+            Lang::Js => Self::JavaScript,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Transport {
     Stdio,
     Http,
@@ -228,7 +252,7 @@ struct InvokeArgs {
     /// Fuel limit (about one unit per WebAssembly instruction).
     #[arg(long, value_name = "N")]
     fuel: Option<u64>,
-    /// Wall-clock limit, e.g. 500ms, 2s, 1m.
+    /// Wall-clock limit, e.g. 500ms, 2s, 1m; a bare number is seconds.
     #[arg(long, value_name = "DURATION", value_parser = parse::duration)]
     timeout: Option<Duration>,
     /// Memory limit, e.g. 32MiB, 512KiB, 1GiB, or bytes.
@@ -292,7 +316,7 @@ fn main() -> ExitCode {
     let code = match runtime.block_on(run(cli)) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", error_text(&err));
             ExitCode::from(EXIT_USAGE)
         }
     };
@@ -305,6 +329,17 @@ fn main() -> ExitCode {
 
 /// Logs to stderr as `TOOLCELL_LOG` says (errors only by default), and, when OTLP export is
 /// on, every call's span to the collector whatever `TOOLCELL_LOG` says.
+/// An error and its causes, each cause once: many of our errors already say their cause.
+fn error_text(err: &anyhow::Error) -> String {
+    let mut text = err.to_string();
+    for cause in err.chain().skip(1).map(ToString::to_string) {
+        if !text.contains(&cause) {
+            text = format!("{text}: {cause}");
+        }
+    }
+    text
+}
+
 fn init_logging(otlp: Option<&toolcell_telemetry::Otlp>) {
     use tracing_subscriber::Layer as _;
     use tracing_subscriber::layer::SubscriberExt as _;
@@ -330,7 +365,12 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(file) => Policy::from_file(file)?,
         None => Policy::new(),
     };
-    let source = Source { tools_dir: cli.tools_dir.as_deref(), cache: cache.as_deref(), policy: &policy };
+    let source = Source {
+        tools_dir: cli.tools_dir.as_deref(),
+        cache: cache.as_deref(),
+        policy: &policy,
+        call_memory_bytes: None,
+    };
     match cli.command {
         Command::List { json, format } => list(source, json, format).await,
         Command::Check { file } => check(source, &file).await,
@@ -338,7 +378,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Invoke(args) => invoke(source, *args).await,
         Command::Respond { format, message } => respond(source, format, &message).await,
         Command::Serve(args) => serve(source, *args).await,
-        Command::New { name, path } => new_tool(&name, path),
+        Command::New { name, path, lang } => new_tool(&name, path, lang.into()),
         Command::Build { path, out } => build(source, &path, out).await,
     }
 }
@@ -349,6 +389,9 @@ struct Source<'a> {
     tools_dir: Option<&'a Path>,
     cache: Option<&'a Path>,
     policy: &'a Policy,
+    /// A memory limit the calls will ask for: the pool's slots are made at least this large,
+    /// so `invoke --memory` is never capped below what it asked.
+    call_memory_bytes: Option<u64>,
 }
 
 fn default_cache_dir() -> Option<PathBuf> {
@@ -414,7 +457,7 @@ async fn list(source: Source<'_>, as_json: bool, format: Option<Format>) -> anyh
 
 async fn check(source: Source<'_>, file: &Path) -> anyhow::Result<ExitCode> {
     if !file.is_file() {
-        bail!("{} is not a file", file.display());
+        bail!("{}", not_a_file(file));
     }
     let runtime = load(Source { tools_dir: None, ..source }, Some(file), None).await?;
     if let Some(diagnostic) = runtime.diagnostics().first() {
@@ -431,6 +474,14 @@ async fn check(source: Source<'_>, file: &Path) -> anyhow::Result<ExitCode> {
     out!("description: {}", summary(&tool.description));
     out!("hints: {}", describe_annotations(&tool.annotations));
     out!("parameters: {properties}; output schema: {}", if tool.output_schema.is_some() { "yes" } else { "no" });
+    let undocumented = schema_text::undocumented(&tool.parameters);
+    if !undocumented.is_empty() {
+        out!(
+            "warning: no description for the parameter(s) {}: a model sees only their names and types; \
+             describe each (a `///` comment in Rust, the docstring's Args: section in Python, `description` in JavaScript)",
+            undocumented.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ")
+        );
+    }
     let requested = runtime.requested(&tool.name).map(describe_requested).unwrap_or_default();
     if requested.is_empty() {
         out!("requests: nothing (pure computation)");
@@ -444,15 +495,15 @@ async fn check(source: Source<'_>, file: &Path) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn new_tool(name: &str, path: Option<PathBuf>) -> anyhow::Result<ExitCode> {
+fn new_tool(name: &str, path: Option<PathBuf>, language: toolcell_author::Language) -> anyhow::Result<ExitCode> {
     let dir = path.unwrap_or_else(|| PathBuf::from(name));
-    let created = toolcell_author::create(name, &dir, toolcell_author::Language::Rust)?;
-    out!("created the tool `{name}` in {}:", dir.display());
+    let created = toolcell_author::create(name, &dir, language)?;
+    out!("created the {} tool `{name}` in {}:", language.name(), dir.display());
     for file in &created.files {
         out!("  {}", file.display());
     }
     out!("next, in {}:", dir.display());
-    out!("  cargo test        # run its tests natively");
+    out!("  {}    # run its tests natively", created.test_command);
     out!("  toolcell build    # compile it into tools/{name}.wasm (the first build takes a minute or two)");
     out!("  toolcell --tools-dir tools invoke {name} {}", shell_quote(&created.example_arguments));
     Ok(ExitCode::SUCCESS)
@@ -495,10 +546,46 @@ async fn build(source: Source<'_>, path: &Path, out: Option<PathBuf>) -> anyhow:
     Ok(ExitCode::SUCCESS)
 }
 
-/// `text` quoted for a POSIX shell when it needs to be.
-fn shell_quote(text: &str) -> String {
-    let plain = !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c));
-    if plain { text.to_owned() } else { format!("'{}'", text.replace('\'', "'\\''")) }
+/// "there is no tool named …", with the closest names and the rest of the list.
+fn no_such_tool(runtime: &Runtime, tool: &str) -> String {
+    let names: Vec<&str> = runtime.definitions().map(|tool| tool.name.as_str()).collect();
+    if names.is_empty() {
+        return format!("there is no tool named `{tool}`: no tool is loaded");
+    }
+    let mut message = format!("there is no tool named `{tool}`");
+    if let Some(best) = toolcell_schema::closest(tool, names.iter().copied(), 1).first() {
+        message.push_str(&format!("; did you mean `{best}`?"));
+    }
+    message.push_str(&format!(" Available: {}", names.join(", ")));
+    message
+}
+
+/// "… is not a file", with the closest `.wasm` file of its folder when there is one.
+fn not_a_file(path: &Path) -> String {
+    let what = if path.exists() { "is not a file" } else { "does not exist" };
+    let mut message = format!("{} {what}", path.display());
+    let folder = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let names: Vec<String> = std::fs::read_dir(folder)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".wasm"))
+        .collect();
+    let wanted = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+    if let Some(best) = toolcell_schema::closest(&wanted, names.iter().map(String::as_str), 1).first() {
+        message.push_str(&format!("; did you mean {}?", folder.join(best).display()));
+    }
+    message
+}
+
+/// A `toolcell` command line that loads the same tools as this one: `toolcell [--tools-dir
+/// DIR] <rest>`.
+fn command_line(source: Source<'_>, rest: &str) -> String {
+    match source.tools_dir {
+        Some(dir) => format!("toolcell --tools-dir {} {rest}", shell_quote(&dir.display().to_string())),
+        None => format!("toolcell {rest}"),
+    }
 }
 
 /// `read-only, idempotent, closed world`: the hints a tool declares (or the host derived),
@@ -540,8 +627,7 @@ async fn schema(source: Source<'_>, tool: &str, as_json: bool, format: Option<Fo
     let (runtime, name) = load_one(source, tool, &Grants::new()).await?;
     let Some(definition) = runtime.definition(&name) else {
         warn_diagnostics(&runtime);
-        let names: Vec<&str> = runtime.definitions().map(|tool| tool.name.as_str()).collect();
-        bail!("there is no tool named `{tool}`; available: {}", names.join(", "));
+        bail!("{}", no_such_tool(&runtime, tool));
     };
     if let Some(format) = format {
         print_json(&definition.to_format(format)?)?;
@@ -559,18 +645,8 @@ async fn schema(source: Source<'_>, tool: &str, as_json: bool, format: Option<Fo
     out!("hints: {}", describe_annotations(&definition.annotations));
     out!("\n{}\n", definition.description);
     out!("parameters:");
-    let required: Vec<&str> = definition.parameters["required"]
-        .as_array()
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let properties = definition.parameters["properties"].as_object().cloned().unwrap_or_default();
-    if properties.is_empty() {
-        out!("  (none)");
-    }
-    for (property, schema) in &properties {
-        let kind = if required.contains(&property.as_str()) { "required" } else { "optional" };
-        let description = schema["description"].as_str().map(first_line).unwrap_or_default();
-        out!("  {property} ({}, {kind}): {description}", type_summary(schema));
+    for line in schema_text::property_lines(&definition.parameters) {
+        out!("{line}");
     }
     if let Some(limits) = runtime.limits(&name) {
         out!(
@@ -587,7 +663,7 @@ async fn schema(source: Source<'_>, tool: &str, as_json: bool, format: Option<Fo
     out!("\ncapabilities:");
     out!("  requests: {}", if requested.is_empty() { "nothing".to_owned() } else { requested.join("; ") });
     out!("  granted:  {}", if granted.is_empty() { "nothing".to_owned() } else { granted.join("; ") });
-    out!("\nFull JSON Schema: toolcell schema {tool} --json");
+    out!("\nFull JSON Schema: {} --json", command_line(source, &format!("schema {}", shell_quote(tool))));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -621,6 +697,7 @@ async fn invoke(source: Source<'_>, args: InvokeArgs) -> anyhow::Result<ExitCode
     limits.max_output_bytes = args.max_output;
 
     // An unknown name is not a usage error here: the output shows what a model would get.
+    let source = Source { call_memory_bytes: args.memory, ..source };
     let (runtime, name) = load_one(source, &args.tool, &args.grants()).await?;
     let mut call = ToolCall::new(args.id, name.clone(), arguments).with_context(context).with_limits(limits);
     if let Some(parent) = args.traceparent {
@@ -751,7 +828,7 @@ async fn load_one(source: Source<'_>, tool: &str, grants: &Grants) -> anyhow::Re
     let path = Path::new(tool);
     if names_a_file(tool) {
         if !path.is_file() {
-            bail!("{tool} is not a file");
+            bail!("{}", not_a_file(path));
         }
         let mut runtime = load(source, Some(path), None).await?;
         if let Some(diagnostic) = runtime.diagnostics().first() {
@@ -797,6 +874,11 @@ async fn load(source: Source<'_>, file: Option<&Path>, grants: Option<(&str, &Gr
 /// and `grants` for one tool.
 fn builder(source: Source<'_>, file: Option<&Path>, grants: Option<(&str, &Grants)>) -> RuntimeBuilder {
     let mut builder = Runtime::builder().policy(source.policy.clone());
+    if let Some(bytes) = source.call_memory_bytes {
+        let mut limits = Limits::default();
+        limits.memory_bytes = limits.memory_bytes.max(bytes);
+        builder = builder.limits(limits);
+    }
     if let Some(report) = progress::compile_progress() {
         builder = builder.on_load_progress(report);
     }
@@ -848,32 +930,5 @@ fn cut(text: &str, max_chars: usize) -> String {
     } else {
         let cut: String = text.chars().take(max_chars - 1).collect();
         format!("{}…", cut.trim_end())
-    }
-}
-
-/// `string`, `integer`, `array of string`, `one of: "a", "b"`.
-fn type_summary(schema: &Value) -> String {
-    if let Some(values) = schema["enum"].as_array() {
-        let values: Vec<String> = values.iter().map(Value::to_string).collect();
-        return format!("one of: {}", values.join(", "));
-    }
-    let variants = schema["oneOf"].as_array().or_else(|| schema["anyOf"].as_array());
-    if let Some(variants) = variants
-        && variants.iter().all(|variant| variant.get("const").is_some())
-    {
-        let values: Vec<String> = variants.iter().map(|variant| variant["const"].to_string()).collect();
-        return format!("one of: {}", values.join(", "));
-    }
-    if let Some(variants) = variants {
-        return variants.iter().map(type_summary).collect::<Vec<_>>().join(" or ");
-    }
-    if let Some(reference) = schema["$ref"].as_str() {
-        return reference.rsplit('/').next().unwrap_or(reference).to_owned();
-    }
-    match &schema["type"] {
-        Value::String(kind) if kind == "array" => format!("array of {}", type_summary(&schema["items"])),
-        Value::String(kind) => kind.clone(),
-        Value::Array(kinds) => kinds.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" or "),
-        _ => "any".to_owned(),
     }
 }

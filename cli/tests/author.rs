@@ -176,3 +176,42 @@ fn rust_blocks(readme: &str, heading: &str) -> String {
     assert!(!code.is_empty(), "no ```rust block under {heading}");
     code
 }
+
+/// `toolcell new --lang LANG`, the test command it printed, `toolcell build` and the first
+/// `invoke` it printed; then the host's refusal of an empty text.
+fn new_project_in(lang: &str, name: &str) {
+    let dir = scratch(&format!("new-{lang}"));
+    let created = run(toolcell(&dir).args(["new", name, "--lang", lang]), 0);
+    let project = dir.join(name);
+    let test_command = created
+        .lines()
+        .find(|line| line.contains("# run its tests natively"))
+        .and_then(|line| line.split('#').next())
+        .unwrap_or_else(|| panic!("a test command in {created}"))
+        .trim();
+    let tests = Command::new("sh").args(["-c", test_command]).current_dir(&project).output().unwrap();
+    assert!(
+        tests.status.success(),
+        "{test_command}:\n{}\n{}",
+        String::from_utf8_lossy(&tests.stdout),
+        String::from_utf8_lossy(&tests.stderr)
+    );
+
+    let built = run(toolcell(&project).arg("build"), 0);
+    assert!(built.contains(&format!("built {name} 0.1.0 -> tools/{name}.wasm")), "{built}");
+    let output = invoke(&project, "tools", name, r#"{"text": "one two three"}"#, 0);
+    assert!(output["content"].as_str().unwrap().contains('3'), "{output}");
+    let output = invoke(&project, "tools", name, r#"{"text": ""}"#, 1);
+    assert_eq!(output["error"]["kind"], "invalid_arguments", "{output}");
+    assert!(output["content"].as_str().unwrap().contains("- /text: must not be empty"), "{output}");
+}
+
+#[test]
+fn a_new_python_tool_passes_its_tests_builds_and_answers_its_first_call() {
+    new_project_in("python", "word_stats");
+}
+
+#[test]
+fn a_new_javascript_tool_passes_its_tests_builds_and_answers_its_first_call() {
+    new_project_in("js", "word-stats");
+}

@@ -132,7 +132,52 @@ fn schema_of_an_unknown_tool_is_a_usage_error() {
         .args(["schema", "calculater"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("no tool named `calculater`").and(predicate::str::contains("calculator")));
+        .stderr(predicate::str::contains("no tool named `calculater`; did you mean `calculator`?"));
+    toolcell()
+        .args(["check", "calculater.wasm"])
+        .current_dir(toolcell_tools::DIR)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("calculater.wasm does not exist; did you mean ./calculator.wasm?"));
+}
+
+#[test]
+fn schema_shows_nested_fields_and_keeps_the_tools_folder_in_its_hint() {
+    toolcell().args(["--tools-dir", toolcell_tools::DIR, "schema", "json_query"]).assert().success().stdout(
+        predicate::str::contains(format!(
+            "Full JSON Schema: toolcell --tools-dir {} schema json_query --json",
+            toolcell_tools::DIR
+        )),
+    );
+    // A parameter whose type is a struct shows its fields below it; enums show their values.
+    toolcell()
+        .args(["schema", "regex"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("  flags (Flags or null, optional): "))
+        .stdout(predicate::str::contains("\n    case_insensitive (boolean, optional): "))
+        .stdout(predicate::str::contains("operation (one of: \"find\", \"replace\", \"split\", required)"));
+    // Every parameter of the tool itself is shown, however many.
+    let files = toolcell().args(["schema", "files"]).output().unwrap();
+    let files = String::from_utf8_lossy(&files.stdout);
+    assert!(files.contains("  recursive (") && !files.contains("more (see --json)"), "{files}");
+}
+
+#[test]
+fn a_missing_tools_folder_is_reported_once() {
+    let output = toolcell().args(["list", "--tools-dir", "/nonexistent/toolcell"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.matches("No such file or directory").count(), 1, "{stderr}");
+}
+
+#[test]
+fn invoke_memory_above_the_default_is_granted_not_capped() {
+    // The pool's slots are sized for the default (64 MiB); asking for more gets more.
+    let (_, output) = invoke(&[toolcell_tests::MEMORY_BOMB, "--memory", "100MiB"]);
+    assert_eq!(output["error"]["kind"], "memory_limit", "{output:#}");
+    assert_eq!(output["error"]["limit_bytes"], 100 << 20, "{output:#}");
+    assert!(output["usage"]["peak_memory_bytes"].as_u64().unwrap() > 64 << 20, "{output:#}");
 }
 
 #[test]

@@ -190,6 +190,64 @@ pub mod __private {
         });
     }
 
+    /// What a tool parameter's type needs. A trait of the SDK's own, so that a type without
+    /// `#[json]` gets one error saying what to do rather than serde's and schemars' many. It
+    /// has no supertraits, which the compiler would report as well; the generated arguments
+    /// struct's fields are `<T as Parameter>::Checked` (which is `T`) instead.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be a tool parameter: it does not implement `Deserialize` and `JsonSchema`",
+        label = "the type of this parameter",
+        note = "put `#[json]` (`toolcell_guest::json`) on the definition of `{Self}`: it derives what a tool needs to read it from JSON and describe it in the schema"
+    )]
+    pub trait Parameter {
+        /// `Self`.
+        type Checked: serde::de::DeserializeOwned + schemars::JsonSchema;
+    }
+
+    #[diagnostic::do_not_recommend]
+    impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> Parameter for T {
+        type Checked = T;
+    }
+
+    /// What a tool's result type needs; see [`Parameter`].
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be a tool's result: it does not implement `Serialize`",
+        label = "the tool's result type",
+        note = "put `#[json]` (`toolcell_guest::json`) on the definition of `{Self}`: it derives what a tool needs to return it as JSON"
+    )]
+    pub trait Output {
+        /// The value as JSON text.
+        ///
+        /// # Errors
+        /// When serde cannot serialize it.
+        fn to_json(&self) -> serde_json::Result<String>;
+    }
+
+    #[diagnostic::do_not_recommend]
+    impl<T: serde::Serialize + ?Sized> Output for T {
+        fn to_json(&self) -> serde_json::Result<String> {
+            serde_json::to_string(self)
+        }
+    }
+
+    /// What the result type of a tool with `output_schema` needs; see [`Parameter`].
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be the result of a tool with `output_schema`: it does not implement `Serialize` and `JsonSchema`",
+        label = "the tool's result type",
+        note = "put `#[json]` (`toolcell_guest::json`) on the definition of `{Self}`: it derives what a tool needs to return it as JSON and describe it in the output schema"
+    )]
+    pub trait DescribedOutput: Output {
+        /// The JSON Schema of the result.
+        fn output_schema() -> serde_json::Value;
+    }
+
+    #[diagnostic::do_not_recommend]
+    impl<T: serde::Serialize + schemars::JsonSchema> DescribedOutput for T {
+        fn output_schema() -> serde_json::Value {
+            output_schema::<T>()
+        }
+    }
+
     /// Parses the arguments object into the generated arguments struct of tool `T`.
     ///
     /// In a component, the host has already validated the arguments against the schema, so
@@ -204,11 +262,10 @@ pub mod __private {
 
     /// Serializes the result of tool `T`'s function to the JSON text the host receives;
     /// natively, checks it against the output schema as the host would.
-    pub fn to_output<T: Tool + 'static, V: serde::Serialize>(
-        result: Result<V, ToolError>,
-    ) -> Result<String, ToolError> {
+    pub fn to_output<T: Tool + 'static, V: Output>(result: Result<V, ToolError>) -> Result<String, ToolError> {
         let value = result?;
-        let output = serde_json::to_string(&value)
+        let output = value
+            .to_json()
             .map_err(|err| ToolError::failed(format!("the tool's result could not be serialized as JSON: {err}")))?;
         #[cfg(not(target_arch = "wasm32"))]
         crate::native::check_output::<T>(&output)?;

@@ -14,6 +14,7 @@ mod messages;
 mod metrics;
 mod pooling;
 mod reload;
+mod sdk_guests;
 mod soak;
 mod spans;
 mod tools;

@@ -1,3 +1,6 @@
+// A tool that compiles must compile without a warning, the macro's own included.
+#![deny(warnings)]
+
 use toolcell_guest::{Context, Tool, ToolError, json, tool};
 
 /// A unit.
