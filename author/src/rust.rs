@@ -8,7 +8,7 @@ use toolcell_guest_build::{TARGET, Toolchain, read_components};
 
 use crate::{AuthorError, Built};
 
-const CARGO_TOML: &str = include_str!("../templates/rust/Cargo.toml");
+const CARGO_TOML: &str = include_str!("../templates/rust/Cargo.toml.template");
 const TOOLCHAIN_TOML: &str = include_str!("../templates/rust/rust-toolchain.toml");
 const GITIGNORE: &str = include_str!("../templates/rust/gitignore");
 const LIB_RS: &str = include_str!("../templates/rust/lib.rs");
@@ -38,17 +38,16 @@ pub(crate) fn project_files(name: &str) -> Vec<(PathBuf, String)> {
 }
 
 /// The dependency line for the guest SDK: this source tree's `guest-sdk/` when it is still
-/// where this binary was built from, else the repository, until the crate is published.
+/// where this binary was built from; else (a CLI installed from crates.io, or a clone since
+/// removed) the `toolcell-guest` of this version on crates.io (the crates are published
+/// together, `cargo publish --workspace`).
 fn sdk_dependency() -> String {
     let local = Path::new(env!("CARGO_MANIFEST_DIR")).join("../guest-sdk");
     match local.canonicalize() {
         Ok(path) if path.join("Cargo.toml").is_file() => {
             format!("toolcell-guest = {{ path = {} }}", toml_string(&path.to_string_lossy()))
         }
-        _ => format!(
-            "# Until toolcell-guest is published on crates.io.\ntoolcell-guest = {{ git = {} }}",
-            toml_string(env!("CARGO_PKG_REPOSITORY"))
-        ),
+        _ => format!("toolcell-guest = \"{}\"", env!("CARGO_PKG_VERSION")),
     }
 }
 

@@ -182,7 +182,7 @@ pub mod __private {
     #[allow(missing_docs, unsafe_code, missing_debug_implementations)]
     pub mod bindings {
         wit_bindgen::generate!({
-            path: "../wit",
+            path: "wit",
             world: "tool",
             pub_export_macro: true,
             export_macro_name: "export_tool_world",

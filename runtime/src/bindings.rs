@@ -9,7 +9,7 @@ pub(crate) use core::*;
 mod core {
     wasmtime::component::bindgen!({
         world: "tool-core",
-        path: "../wit",
+        path: "wit",
         exports: { default: async },
     });
 }
@@ -17,7 +17,7 @@ mod core {
 pub(crate) mod capabilities {
     wasmtime::component::bindgen!({
         world: "capability-requests",
-        path: "../wit",
+        path: "wit",
         exports: { default: async },
     });
 }
@@ -33,7 +33,7 @@ pub(crate) mod annotations {
                 include toolcell:tool/tool-annotations@0.1.2;
             }
         ",
-        path: "../wit",
+        path: "wit",
         world: "annotations-export",
         exports: { default: async },
     });
