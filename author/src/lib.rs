@@ -192,6 +192,18 @@ pub fn build(dir: &Path) -> Result<Vec<Built>, AuthorError> {
     }
 }
 
+/// Builds the Python tool project in `dir` into the component file `wasm`, for a build
+/// script (which must write only under its `OUT_DIR`). Returns the files besides the
+/// project's that the build read (the Python SDK), for `cargo:rerun-if-changed`.
+///
+/// # Errors
+/// As [`build`].
+pub fn build_python_to(dir: &Path, wasm: &Path) -> Result<Vec<PathBuf>, AuthorError> {
+    let dir = dir.canonicalize().map_err(|source| AuthorError::Io { path: dir.to_owned(), source })?;
+    python::build_to(&dir, wasm)?;
+    python::sdk_inputs()
+}
+
 /// The language of the project in `dir`.
 ///
 /// # Errors

@@ -23,6 +23,13 @@ pub(crate) fn test_command() -> Result<String, AuthorError> {
 
 /// Builds the project in `dir` into `build/<folder>.wasm`.
 pub(crate) fn build(dir: &Path) -> Result<Vec<Built>, AuthorError> {
+    let wasm = sdk::output_path(dir);
+    build_to(dir, &wasm)?;
+    Ok(vec![Built { wasm, project: dir.join("pyproject.toml") }])
+}
+
+/// Builds the project in `dir` into the component file `wasm`.
+pub(crate) fn build_to(dir: &Path, wasm: &Path) -> Result<(), AuthorError> {
     let sdk = sdk_dir()?;
     let venv = sdk.join(".build-venv");
     let python = if cfg!(windows) { venv.join("Scripts/python.exe") } else { venv.join("bin/python") };
@@ -35,9 +42,16 @@ pub(crate) fn build(dir: &Path) -> Result<Vec<Built>, AuthorError> {
         install.args(["-m", "pip", "install", "--disable-pip-version-check", "--quiet", "-r"]).arg(&requirements);
         sdk::run(install, "pip install")
     })?;
-    let wasm = sdk::output_path(dir);
     let mut command = Command::new(&python);
-    command.arg(sdk.join("build.py")).arg(dir).arg("-o").arg(&wasm);
-    sdk::run(command, "build.py")?;
-    Ok(vec![Built { wasm, project: dir.join("pyproject.toml") }])
+    command.arg(sdk.join("build.py")).arg(dir).arg("-o").arg(wasm);
+    // The build imports the tool natively first; it leaves no __pycache__ in the project.
+    command.env("PYTHONDONTWRITEBYTECODE", "1");
+    sdk::run(command, "build.py")
+}
+
+/// The files a build of a Python project depends on besides the project: the SDK's package
+/// and build script, and the pinned build tools.
+pub(crate) fn sdk_inputs() -> Result<Vec<PathBuf>, AuthorError> {
+    let sdk = sdk_dir()?;
+    Ok(vec![sdk.join("toolcell_tool"), sdk.join("build.py"), sdk.join("wit"), sdk.join("requirements-build.txt")])
 }

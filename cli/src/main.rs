@@ -620,7 +620,8 @@ fn describe_granted(grants: &Grants) -> Vec<String> {
         format!("dir {} = {} ({mode})", dir.guest, dir.host.display())
     });
     let env = grants.env.iter().map(|grant| format!("env {}", grant.name));
-    hosts.chain(dirs).chain(env).collect()
+    let calls = grants.call_tools.iter().map(|tool| format!("calls {tool}"));
+    hosts.chain(dirs).chain(env).chain(calls).collect()
 }
 
 async fn schema(source: Source<'_>, tool: &str, as_json: bool, format: Option<Format>) -> anyhow::Result<ExitCode> {

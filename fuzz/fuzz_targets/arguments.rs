@@ -54,9 +54,10 @@ static FIXTURE: LazyLock<Fixture> = LazyLock::new(|| {
     let tokio = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
     // Tighter than the defaults, so a slow input costs the fuzzer a second, not five.
     let limits = LimitOverrides::new().fuel(200_000_000).timeout(Duration::from_secs(1));
-    // Compiled once per build of the fuzzer: compiling the tools under the instrumented,
-    // debug-asserting Cranelift takes a while.
-    let cache = concat!(env!("CARGO_MANIFEST_DIR"), "/target/compile-cache");
+    // The test suite's compile cache: the same engine settings compile the same code whoever
+    // compiles it, so after `cargo test` the tools come from there rather than from the
+    // instrumented, debug-asserting Cranelift of this build (about 40 s).
+    let cache = concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp/compile-cache");
     let builder = Runtime::builder().tools_dir(toolcell_tools::DIR).compile_cache(cache);
     let builder = TOOLS.iter().fold(builder, |builder, tool| builder.tool_limits(*tool, limits));
     let workspace = concat!(env!("CARGO_MANIFEST_DIR"), "/seeds/wat");

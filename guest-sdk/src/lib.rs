@@ -25,13 +25,18 @@
 //! (`add` -> `AddTool`) that can be tested natively, and, when compiled for `wasm32-wasip2`,
 //! exports the component's `toolcell:tool/tool` world. A tool crate depends on this crate
 //! alone: argument and result types use [`json`] to derive what they need through it.
+//!
+//! A tool may also call other tools of its host as functions, with [`call_tool`], when the
+//! operator's policy lets it (`call_tools`); see [`callable_tools`].
 
+mod calls;
 mod context;
 mod error;
 #[cfg(not(target_arch = "wasm32"))]
 mod native;
 mod schema;
 
+pub use calls::{CallFailure, CallableTool, call_tool, callable_tools};
 pub use context::Context;
 pub use error::ToolError;
 pub use toolcell_guest_macros::{json, tool};
@@ -178,12 +183,14 @@ pub mod __private {
 
     use crate::{Annotations, Capabilities, Context, Metadata, Tool, ToolError};
 
-    /// The bindings of `wit/tool.wit`, generated once for every tool.
+    /// The bindings of `wit/tool.wit`, generated once for every tool. The world is
+    /// `calling-tool`, which adds the `calls` import; a tool that never calls it does not
+    /// import it.
     #[allow(missing_docs, unsafe_code, missing_debug_implementations)]
     pub mod bindings {
         wit_bindgen::generate!({
             path: "wit",
-            world: "tool",
+            world: "calling-tool",
             pub_export_macro: true,
             export_macro_name: "export_tool_world",
             default_bindings_module: "toolcell_guest::__private::bindings",

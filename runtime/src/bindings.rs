@@ -30,7 +30,7 @@ pub(crate) mod annotations {
         inline: "
             package toolcell:host;
             world annotations-export {
-                include toolcell:tool/tool-annotations@0.1.2;
+                include toolcell:tool/tool-annotations@0.1.3;
             }
         ",
         path: "wit",

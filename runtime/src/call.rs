@@ -168,10 +168,17 @@ pub struct Usage {
     /// Wall-clock time of the whole call, validation included.
     #[serde(rename = "duration_us", with = "duration_us")]
     pub duration: Duration,
-    /// Fuel the guest consumed (0 when it never ran).
+    /// Fuel the guest consumed (0 when it never ran), including `nested_fuel`.
     pub fuel_consumed: u64,
     /// The most linear memory and table storage the instance held, in bytes.
     pub peak_memory_bytes: u64,
+    /// Calls the tool made to other tools (code mode), refused ones included.
+    #[serde(skip_serializing_if = "is_zero_u32", default)]
+    pub nested_calls: u32,
+    /// Fuel those calls consumed, and the calls they made in turn. The caller pays it: it is
+    /// part of `fuel_consumed` and of the caller's fuel limit.
+    #[serde(skip_serializing_if = "is_zero", default)]
+    pub nested_fuel: u64,
 }
 
 /// Operator detail about a call: for logs and people, never for the model.

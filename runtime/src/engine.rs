@@ -14,10 +14,12 @@ use crate::sandbox::TABLE_ELEMENT_BYTES;
 pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 
 /// Pre-allocated instance slots for up to `slots` calls at once, each with memories of up to
-/// `max_memory_bytes`.
+/// `max_memory_bytes`, and `instances_per_call` instances for each: 1, or one more per level
+/// of calls from tool to tool when the policy lets tools call others.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Pooling {
     pub(crate) slots: u32,
+    pub(crate) instances_per_call: u32,
     pub(crate) max_memory_bytes: u64,
 }
 
@@ -36,7 +38,8 @@ const KEEP_RESIDENT_BYTES: usize = 2 << 20;
 pub(crate) fn new_engine(pooling: Option<Pooling>) -> wasmtime::Result<Engine> {
     let mut config = Config::new();
     config.consume_fuel(true).epoch_interruption(true);
-    if let Some(Pooling { slots: calls, max_memory_bytes }) = pooling {
+    if let Some(Pooling { slots, instances_per_call, max_memory_bytes }) = pooling {
+        let calls = slots.saturating_mul(instances_per_call);
         let mut pool = PoolingAllocationConfig::default();
         pool.max_core_instances_per_component(CORE_INSTANCES_PER_CALL)
             .max_memories_per_component(MEMORIES_PER_CALL)

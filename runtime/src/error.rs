@@ -136,6 +136,28 @@ pub enum CallError {
         /// Calls waiting then: the most the runtime queues.
         waiting: usize,
     },
+    /// A tool called another tool (code mode) that the operator's policy does not let it
+    /// call (`call_tools`); the callee did not run.
+    NotAllowed {
+        /// The calling tool.
+        caller: String,
+        /// The tool it called.
+        tool: String,
+        /// The tools it may call.
+        allowed: Vec<String>,
+    },
+    /// A tool called another tool from a call that was itself made by a tool, deeper than
+    /// the host lets calls nest; the callee did not run.
+    DepthLimit {
+        /// How deep calls may nest: 1 lets a tool call others, which may not call further.
+        limit: u32,
+    },
+    /// A call has made as many calls to other tools as one call may (its own and those of
+    /// the tools it called, together); this one did not run.
+    CallLimit {
+        /// The most calls to other tools one call may make.
+        limit: u64,
+    },
     /// An interceptor of the embedding (e.g. a person asked to approve the call) declined
     /// it; the tool did not run.
     Denied {
@@ -188,6 +210,9 @@ impl CallError {
             Self::ResourceLimit { .. } => "resource_limit",
             Self::Cancelled { .. } => "cancelled",
             Self::Overloaded { .. } => "overloaded",
+            Self::NotAllowed { .. } => "not_allowed",
+            Self::DepthLimit { .. } => "depth_limit",
+            Self::CallLimit { .. } => "call_limit",
             Self::Denied { .. } => "denied",
             Self::Internal { .. } => "internal",
         }
@@ -210,8 +235,10 @@ impl CallError {
             | Self::Internal { .. } => true,
             Self::ToolFailed { retryable, .. } => *retryable,
             // Another URL may be allowed; with nothing allowed, no call can succeed.
-            Self::HttpDenied { allowed, .. } => !allowed.is_empty(),
+            Self::HttpDenied { allowed, .. } | Self::NotAllowed { allowed, .. } => !allowed.is_empty(),
             Self::Timeout { .. }
+            | Self::DepthLimit { .. }
+            | Self::CallLimit { .. }
             | Self::FuelExhausted { .. }
             | Self::MemoryLimit { .. }
             | Self::Crashed { .. }
@@ -385,6 +412,28 @@ impl fmt::Display for CallError {
                 "The tool was not run: the host is at capacity, with {running} {} running and {waiting} \
                  waiting for a place, the most it queues. This is not caused by your arguments; try again in a moment.",
                 if *running == 1 { "call" } else { "calls" }
+            ),
+            Self::NotAllowed { caller, tool, allowed } if allowed.is_empty() => write!(
+                f,
+                "Tool `{caller}` may not call other tools here, so `{tool}` was not run. This is a setting of the \
+                 host, not something the arguments can change: call `{tool}` directly. (An operator can allow it \
+                 with `call_tools = [\"{tool}\"]` for `{caller}`.)"
+            ),
+            Self::NotAllowed { caller, tool, allowed } => write!(
+                f,
+                "Tool `{caller}` may not call `{tool}`, so it was not run; it may call {}. Use one of those, or call \
+                 `{tool}` directly. (An operator can allow it by adding \"{tool}\" to `call_tools` for `{caller}`.)",
+                quoted_list(allowed)
+            ),
+            Self::DepthLimit { limit } => write!(
+                f,
+                "The call was not run: calls from one tool to another may nest at most {limit} deep here, and this \
+                 one would go deeper. Call the tool directly, or from the outermost program."
+            ),
+            Self::CallLimit { limit } => write!(
+                f,
+                "The call was not run: one call may make at most {limit} calls to other tools, and this one has \
+                 made them all. Do the rest in another call, or make fewer calls (e.g. one call with more data)."
             ),
             Self::Denied { reason } => write!(
                 f,

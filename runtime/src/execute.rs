@@ -18,6 +18,7 @@ use crate::error::{CallError, CrashReason};
 use crate::http::HttpEvents;
 use crate::limits::Limits;
 use crate::link::HttpNotGranted;
+use crate::nested::Calls;
 use crate::policy::Access;
 use crate::sandbox::{MAX_HEADER_FIELDS_BYTES, MAX_RESOURCE_HANDLES, Network, Sandbox};
 
@@ -45,6 +46,9 @@ pub(crate) struct Execution {
     pub(crate) diagnostics: Diagnostics,
     /// What the call's HTTP requests ran into: refusals, capped bodies.
     pub(crate) http: Arc<HttpEvents>,
+    /// Calls the guest made to other tools, and the fuel they used (in `fuel_consumed` too).
+    pub(crate) nested_calls: u32,
+    pub(crate) nested_fuel: u64,
 }
 
 impl Execution {
@@ -55,24 +59,27 @@ impl Execution {
             peak_memory_bytes: 0,
             diagnostics: Diagnostics { detail: Some(detail), ..Diagnostics::default() },
             http: Arc::default(),
+            nested_calls: 0,
+            nested_fuel: 0,
         }
     }
 }
 
-/// Instantiates the component in a new store granting `access` and calls `export`, stopping
-/// the guest when it runs out of fuel, memory or time, or when `cancel` fires. Must run
-/// inside a tokio runtime (the timeout uses its timer).
+/// Instantiates the component in a new store granting `access` (and the tool calls of
+/// `calls`) and calls `export`, stopping the guest when it runs out of fuel, memory or time,
+/// or when `cancel` fires. Must run inside a tokio runtime (the timeout uses its timer).
 pub(crate) async fn execute(
     engine: &Engine,
     limits: &Limits,
     access: &Access,
     network: &Network,
+    calls: Calls,
     export: Export<'_>,
     cancel: Option<&CancellationToken>,
 ) -> Execution {
     let started = Instant::now();
     let deadline = deadline_after(limits.timeout);
-    let sandbox = match Sandbox::new(limits, access, network, deadline) {
+    let sandbox = match Sandbox::new(limits, access, network, calls, deadline) {
         Ok(sandbox) => sandbox,
         Err(detail) => {
             let error = CallError::Internal { message: "a directory granted to the tool is unavailable".into() };
@@ -132,7 +139,20 @@ pub(crate) async fn execute(
         }
     };
     let peak_memory_bytes = sandbox.memory.peak;
-    Execution { outcome, fuel_consumed, peak_memory_bytes, diagnostics, http: sandbox.gate.events.clone() }
+    let (nested_calls, nested_fuel) = match &sandbox.calls {
+        Calls::Allowed(caller) => (caller.made, caller.fuel),
+        Calls::NoneAllowed { refused, .. } => (*refused, 0),
+        Calls::Loading => (0, 0),
+    };
+    Execution {
+        outcome,
+        fuel_consumed,
+        peak_memory_bytes,
+        diagnostics,
+        http: sandbox.gate.events.clone(),
+        nested_calls,
+        nested_fuel,
+    }
 }
 
 /// Why a run was stopped from outside the guest.

@@ -41,6 +41,7 @@ mod limits;
 mod link;
 mod load;
 mod metrics;
+mod nested;
 mod output;
 mod policy;
 mod redact;
@@ -62,7 +63,7 @@ pub use policy::{
     DirGrant, EnvGrant, EnvValue, Grants, HostPattern, MIN_SECRET_CHARS, POLICY_FILE, Policy, PolicyError, REDACTED,
     RequestedCapabilities, RequestedDirectory,
 };
-pub use runtime::{Runtime, RuntimeBuilder, RuntimeError};
+pub use runtime::{DEFAULT_MAX_CALL_DEPTH, Runtime, RuntimeBuilder, RuntimeError};
 pub use telemetry::{TraceParent, TraceParentError};
 /// Cancels a call started with [`Runtime::call_cancellable`] (re-exported from `tokio-util`).
 pub use tokio_util::sync::CancellationToken;

@@ -32,6 +32,9 @@ pub struct Limits {
     /// Size of one HTTP response body a tool may read; reading past it fails the read.
     /// Default: 10 MiB.
     pub max_http_response_bytes: u64,
+    /// Calls to other tools one call may make (code mode), counting those of the tools it
+    /// calls; only tools whose policy has `call_tools` make any. Default: 64.
+    pub max_nested_calls: u64,
 }
 
 impl Default for Limits {
@@ -44,6 +47,7 @@ impl Default for Limits {
             max_output_bytes: 1 << 20,
             max_stdio_bytes: 64 << 10,
             max_http_response_bytes: 10 << 20,
+            max_nested_calls: 64,
         }
     }
 }
@@ -60,6 +64,7 @@ impl Limits {
             max_output_bytes,
             max_stdio_bytes,
             max_http_response_bytes,
+            max_nested_calls,
         } = *overrides;
         self.fuel = fuel.unwrap_or(self.fuel);
         self.timeout = timeout.unwrap_or(self.timeout);
@@ -68,6 +73,7 @@ impl Limits {
         self.max_output_bytes = max_output_bytes.unwrap_or(self.max_output_bytes);
         self.max_stdio_bytes = max_stdio_bytes.unwrap_or(self.max_stdio_bytes);
         self.max_http_response_bytes = max_http_response_bytes.unwrap_or(self.max_http_response_bytes);
+        self.max_nested_calls = max_nested_calls.unwrap_or(self.max_nested_calls);
         self
     }
 
@@ -87,6 +93,7 @@ impl Limits {
             max_output_bytes: lower(self.max_output_bytes, overrides.max_output_bytes),
             max_stdio_bytes: lower(self.max_stdio_bytes, overrides.max_stdio_bytes),
             max_http_response_bytes: lower(self.max_http_response_bytes, overrides.max_http_response_bytes),
+            max_nested_calls: lower(self.max_nested_calls, overrides.max_nested_calls),
         }
     }
 }
@@ -110,6 +117,8 @@ pub struct LimitOverrides {
     pub max_stdio_bytes: Option<u64>,
     /// See [`Limits::max_http_response_bytes`].
     pub max_http_response_bytes: Option<u64>,
+    /// See [`Limits::max_nested_calls`].
+    pub max_nested_calls: Option<u64>,
 }
 
 impl LimitOverrides {
@@ -134,6 +143,7 @@ impl LimitOverrides {
             max_output_bytes: lower(self.max_output_bytes, other.max_output_bytes),
             max_stdio_bytes: lower(self.max_stdio_bytes, other.max_stdio_bytes),
             max_http_response_bytes: lower(self.max_http_response_bytes, other.max_http_response_bytes),
+            max_nested_calls: lower(self.max_nested_calls, other.max_nested_calls),
         }
     }
 
@@ -183,6 +193,7 @@ impl LimitOverrides {
             max_output_bytes: later.max_output_bytes.or(self.max_output_bytes),
             max_stdio_bytes: later.max_stdio_bytes.or(self.max_stdio_bytes),
             max_http_response_bytes: later.max_http_response_bytes.or(self.max_http_response_bytes),
+            max_nested_calls: later.max_nested_calls.or(self.max_nested_calls),
         }
     }
 
@@ -190,6 +201,13 @@ impl LimitOverrides {
     #[must_use]
     pub fn max_http_response_bytes(mut self, bytes: u64) -> Self {
         self.max_http_response_bytes = Some(bytes);
+        self
+    }
+
+    /// Replaces the limit on calls to other tools.
+    #[must_use]
+    pub fn max_nested_calls(mut self, calls: u64) -> Self {
+        self.max_nested_calls = Some(calls);
         self
     }
 

@@ -1,4 +1,5 @@
-//! What a tool's imports are linked to: WASI 0.2 for every tool, and `wasi:http` only for
+//! What a tool's imports are linked to: WASI 0.2 and `toolcell:tool/calls` (which refuses
+//! every call of a tool the policy lets call none) for every tool, and `wasi:http` only for
 //! tools the operator granted HTTP hosts.
 //!
 //! A tool without an HTTP grant that imports `wasi:http` (a fetching tool nobody has
@@ -12,6 +13,7 @@ use wasmtime::Engine;
 use wasmtime::component::types::ComponentItem;
 use wasmtime::component::{Component, Linker, ResourceType};
 
+use crate::nested;
 use crate::sandbox::Sandbox;
 
 /// The error a `wasi:http` function raises in a tool that has no HTTP grant.
@@ -37,6 +39,7 @@ impl Linkers {
     pub(crate) fn new(engine: &Engine) -> wasmtime::Result<Self> {
         let mut wasi = Linker::<Sandbox>::new(engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut wasi)?;
+        nested::add_to_linker(&mut wasi)?;
         let mut wasi_and_http = wasi.clone();
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut wasi_and_http)?;
         Ok(Self { wasi, wasi_and_http })

@@ -15,6 +15,7 @@ use crate::cache::CompileCache;
 use crate::execute::{Export, Returned, execute};
 use crate::limits::Limits;
 use crate::link::Linkers;
+use crate::nested::Calls;
 use crate::policy::{Access, RequestedCapabilities, RequestedDirectory};
 use crate::sandbox::{Network, Sandbox};
 use toolcell_schema::CompiledSchema;
@@ -367,7 +368,8 @@ async fn call_once(engine: &Engine, source: &str, limits: &Limits, export: Expor
         Export::Annotations(_) => "annotations",
         Export::Metadata(_) | Export::Invoke { .. } => "metadata",
     };
-    let execution = execute(engine, limits, &Access::default(), &Network::default(), export, None).await;
+    let execution =
+        execute(engine, limits, &Access::default(), &Network::default(), Calls::Loading, export, None).await;
     execution.outcome.map_err(|err| {
         let detail = execution.diagnostics.detail.unwrap_or_default();
         tracing::warn!(%source, kind = err.kind(), %detail, stderr = %execution.diagnostics.stderr, "{name}() failed");
@@ -375,11 +377,15 @@ async fn call_once(engine: &Engine, source: &str, limits: &Limits, export: Expor
     })
 }
 
-fn check_name(name: &str) -> Result<(), String> {
-    let valid = !name.is_empty()
+/// Whether `name` may name a tool: 1-[`MAX_NAME_CHARS`] characters of `[a-zA-Z0-9_-]`.
+pub(crate) fn is_tool_name(name: &str) -> bool {
+    !name.is_empty()
         && name.len() <= MAX_NAME_CHARS
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    if valid {
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+fn check_name(name: &str) -> Result<(), String> {
+    if is_tool_name(name) {
         Ok(())
     } else {
         Err(format!(

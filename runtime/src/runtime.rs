@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
+use tokio::sync::OwnedSemaphorePermit;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 use tracing::instrument::WithSubscriber as _;
@@ -23,8 +24,9 @@ use crate::execute::{Execution, Export, Returned, execute, millis};
 use crate::http::{HttpEvents, RequestSlots, Resolver};
 use crate::limits::{LimitOverrides, Limits};
 use crate::link::Linkers;
-use crate::load::{self, LoadDiagnostic, LoadEvent, LoadedTool, ToolDefinition};
+use crate::load::{self, LoadDiagnostic, LoadEvent, LoadedTool, ToolDefinition, is_tool_name};
 use crate::metrics::{Metrics, Recorder, ToolCounters};
+use crate::nested::{CallBudget, Caller, Calls, Nesting};
 use crate::output::check_output;
 use crate::policy::{
     Access, GrantedDir, Grants, POLICY_FILE, Policy, PolicyError, RequestedCapabilities, exposes_cache,
@@ -33,6 +35,7 @@ use crate::policy::{
 use crate::redact::Redactor;
 use crate::sandbox::Network;
 use crate::telemetry;
+use crate::toolset::BoxFuture;
 use toolcell_schema::closest;
 use toolcell_schema::truncated;
 
@@ -71,6 +74,18 @@ pub enum RuntimeError {
     /// than its operator meant to grant.
     #[error(transparent)]
     Policy(#[from] PolicyError),
+    /// A reloaded policy lets a tool call other tools, but the pooling allocator's slots were
+    /// sized, when the runtime was built, for a policy that let none: nested calls would find
+    /// no free slot.
+    #[error(
+        "the policy now lets `{tool}` call other tools (`call_tools`), but the pool of instance slots was \
+         sized, when the tools were first loaded, for calls that call no tools. The previous version stays in \
+         use; restart (e.g. `toolcell serve`) to apply it"
+    )]
+    NestedCallsAbovePool {
+        /// A tool the new policy lets call others.
+        tool: String,
+    },
     /// A reloaded policy gives a tool more memory than the pooling allocator's slots, which
     /// are sized when the runtime is built, can hold.
     #[error(
@@ -110,7 +125,12 @@ pub struct RuntimeBuilder {
     only_tool: Option<String>,
     progress: Option<Progress>,
     resolver: Resolver,
+    max_call_depth: u32,
 }
+
+/// How deep calls from tool to tool may nest by default: a tool may call others, and they
+/// may call others in turn, if their policies allow.
+pub const DEFAULT_MAX_CALL_DEPTH: u32 = 2;
 
 /// Where a runtime reports [`LoadEvent`]s.
 type Progress = Arc<dyn Fn(LoadEvent<'_>) + Send + Sync>;
@@ -128,6 +148,7 @@ impl std::fmt::Debug for RuntimeBuilder {
             .field("raise_limits_per_call", &self.raise_limits_per_call)
             .field("only_tool", &self.only_tool)
             .field("progress", &self.progress.is_some())
+            .field("max_call_depth", &self.max_call_depth)
             .finish()
     }
 }
@@ -256,6 +277,16 @@ impl RuntimeBuilder {
         self
     }
 
+    /// How deep calls from tool to tool (code mode, `call_tools`) may nest: with 1 a tool may
+    /// call others, which may not call any; a call past it fails as
+    /// [`CallError::DepthLimit`]. `0` refuses every such call. Default:
+    /// [`DEFAULT_MAX_CALL_DEPTH`]. With pooling and a policy that lets some tool call others,
+    /// each concurrent call gets `depth + 1` instance slots, one per level it may reach.
+    pub fn max_call_depth(mut self, depth: u32) -> Self {
+        self.max_call_depth = depth;
+        self
+    }
+
     /// Calls `report` as components are compiled (not when they come from the compile cache),
     /// from the threads compiling them: for a progress bar. Reloads report too.
     pub fn on_load_progress(mut self, report: impl Fn(LoadEvent<'_>) + Send + Sync + 'static) -> Self {
@@ -279,7 +310,9 @@ impl RuntimeBuilder {
             (Some(calls), Allocator::Default | Allocator::OnDemand) => calls,
             (None, Allocator::Default | Allocator::OnDemand) => default_max_concurrent_calls(),
         };
-        let (engine, pooling) = engine_for(self.allocator, Pooling { slots: concurrency, max_memory_bytes })?;
+        let instances_per_call = if nests_calls(&policy) { self.max_call_depth.saturating_add(1) } else { 1 };
+        let pool = Pooling { slots: concurrency, instances_per_call, max_memory_bytes };
+        let (engine, pooling) = engine_for(self.allocator, pool)?;
         let ticker = EpochTicker::start(&engine).map_err(RuntimeError::Ticker)?;
         let linkers = Linkers::new(&engine).map_err(|err| RuntimeError::Engine(err.to_string()))?;
         let shared = Arc::new(Shared {
@@ -291,6 +324,7 @@ impl RuntimeBuilder {
             network: Network { resolver: self.resolver, request_slots: RequestSlots::default() },
             metrics: Recorder::new(),
             progress: self.progress,
+            max_call_depth: self.max_call_depth,
             _ticker: ticker,
         });
         let recipe = Arc::new(Recipe {
@@ -361,12 +395,23 @@ fn max_memory_bytes(limits: &Limits, policy: &Policy) -> u64 {
     overrides.fold(limits.memory_bytes, u64::max)
 }
 
-/// Refuses a policy whose memory limits the pool's slots cannot hold: calls would otherwise
-/// get less memory than the operator set, silently.
+/// Whether the policy lets any tool call others.
+fn nests_calls(policy: &Policy) -> bool {
+    policy.tools().any(|(_, grants)| !grants.call_tools.is_empty())
+}
+
+/// Refuses a policy whose memory limits the pool's slots cannot hold (calls would otherwise
+/// get less memory than the operator set, silently), or that lets tools call others when
+/// the pool has no slots for their calls.
 fn check_fits_pool(limits: &Limits, policy: &Policy, pooling: Option<Pooling>) -> Result<(), RuntimeError> {
-    let Some(Pooling { max_memory_bytes: slot_bytes, .. }) = pooling else {
+    let Some(Pooling { max_memory_bytes: slot_bytes, instances_per_call, .. }) = pooling else {
         return Ok(());
     };
+    if instances_per_call == 1
+        && let Some((tool, _)) = policy.tools().find(|(_, grants)| !grants.call_tools.is_empty())
+    {
+        return Err(RuntimeError::NestedCallsAbovePool { tool: tool.to_owned() });
+    }
     let mut tools = policy.tools().map(|(tool, grants)| (tool, limits.with(&grants.limits).memory_bytes));
     match tools.find(|(_, limit_bytes)| *limit_bytes > slot_bytes) {
         Some((tool, limit_bytes)) => {
@@ -386,7 +431,7 @@ async fn assemble(
     previous: Option<&Inner>,
 ) -> Result<(Runtime, Vec<String>), RuntimeError> {
     if let Some(tool) = recipe.only_tool.as_deref()
-        && let Some(inputs) = read_named_sources(&recipe.sources, tool)
+        && let Some(inputs) = read_named_sources(&recipe.sources, &callable_from(tool, &policy))
     {
         let only = Some(tool);
         let (runtime, compiled) = assemble_from(shared.clone(), recipe.clone(), &policy, previous, inputs, only).await;
@@ -420,12 +465,26 @@ async fn assemble_from(
     }
     let mut entries = grant_access(tools, policy, &recipe.limits, &shared, &mut diagnostics);
     refuse_unsafe_grants(&mut entries, shared.cache.as_ref().map(CompileCache::dir), &mut diagnostics);
+    report_uncallable(&entries, &mut diagnostics);
     for diagnostic in &diagnostics {
         tracing::warn!(source = %diagnostic.source, reason = %diagnostic.reason, "component not loaded");
     }
     telemetry::record_load(entries.values().map(|entry| &entry.tool.definition), diagnostics.len());
     let runtime = Runtime { inner: Arc::new(Inner { shared, recipe, tools: entries, diagnostics }) };
     (runtime, compiled)
+}
+
+/// A diagnostic for every tool a policy lets some tool call (`call_tools`) that is not
+/// loaded: such a call would fail as an unknown tool.
+fn report_uncallable(entries: &BTreeMap<String, ToolEntry>, diagnostics: &mut Vec<LoadDiagnostic>) {
+    for (name, entry) in entries {
+        for callee in entry.call_tools.iter().filter(|callee| !entries.contains_key(*callee)) {
+            diagnostics.push(LoadDiagnostic {
+                source: "policy".into(),
+                reason: format!("tool `{name}` may call `{callee}` (`call_tools`), but no loaded tool has that name"),
+            });
+        }
+    }
 }
 
 /// Resolves each loaded tool's grants, and links tools granted HTTP hosts with
@@ -457,7 +516,8 @@ fn grant_access(
             Ok(access) => {
                 let limits = default_limits.with(&grants.limits);
                 let counters = shared.metrics.tool(&name);
-                entries.insert(name, ToolEntry { tool, limits, grants, access, counters });
+                let call_tools = grants.call_tools.clone().into();
+                entries.insert(name, ToolEntry { tool, limits, grants, access, call_tools, counters });
             }
             Err(reason) => diagnostics.push(LoadDiagnostic {
                 reason: format!("tool `{name}` was not loaded: {reason}"),
@@ -501,27 +561,47 @@ fn read_sources(sources: &[Source]) -> Result<Vec<Input>, RuntimeError> {
     Ok(inputs)
 }
 
-/// The sources narrowed to the component named after `tool`: `<tool>.wasm` in each tools
-/// folder, bytes labelled `<tool>.wasm`, and every explicit file. `None` when no folder or
-/// bytes have it (or `tool` cannot be a file name): then everything must be read.
-fn read_named_sources(sources: &[Source], tool: &str) -> Option<Vec<Input>> {
-    let valid = !tool.is_empty() && tool.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    if !valid {
+/// `tool` and every tool it may call, directly or through others, by the policy.
+fn callable_from(tool: &str, policy: &Policy) -> Vec<String> {
+    let mut tools = vec![tool.to_owned()];
+    let mut next = 0;
+    while let Some(caller) = tools.get(next).cloned() {
+        for callee in policy.grants(&caller).map(|grants| grants.call_tools.as_slice()).unwrap_or_default() {
+            if !tools.contains(callee) {
+                tools.push(callee.clone());
+            }
+        }
+        next += 1;
+    }
+    tools
+}
+
+/// The sources narrowed to the components named after `tools` (the first is the one asked
+/// for, the others those it may call): `<tool>.wasm` in each tools folder, bytes labelled
+/// `<tool>.wasm`, and every explicit file. `None` when no folder or bytes have the first
+/// (or it cannot be a file name): then everything must be read.
+fn read_named_sources(sources: &[Source], tools: &[String]) -> Option<Vec<Input>> {
+    let first = tools.first()?;
+    if !is_tool_name(first) {
         return None;
     }
-    let file_name = format!("{tool}.wasm");
-    let named_bytes = |label: &str| label.rsplit([':', '/']).next() == Some(file_name.as_str());
+    let file_names: Vec<String> = tools.iter().filter(|tool| is_tool_name(tool)).map(|t| format!("{t}.wasm")).collect();
+    let named_bytes =
+        |label: &str| label.rsplit([':', '/']).next().is_some_and(|file| file_names.iter().any(|f| f == file));
     let mut narrowed = Vec::new();
     let mut found = false;
     for source in sources {
         match source {
-            Source::Dir(dir) if dir.join(&file_name).is_file() => {
-                found = true;
-                narrowed.push(Source::File(dir.join(&file_name)));
+            Source::Dir(dir) => {
+                for file_name in &file_names {
+                    if dir.join(file_name).is_file() {
+                        found |= file_name == &file_names[0];
+                        narrowed.push(Source::File(dir.join(file_name)));
+                    }
+                }
             }
-            Source::Dir(_) => {}
             Source::Bytes { label, .. } if named_bytes(label) => {
-                found = true;
+                found |= label.rsplit([':', '/']).next() == Some(file_names[0].as_str());
                 narrowed.push(source.clone());
             }
             Source::Bytes { .. } => {}
@@ -701,6 +781,8 @@ struct ToolEntry {
     limits: Limits,
     grants: Grants,
     access: Access,
+    /// The tools it may call (code mode).
+    call_tools: Arc<[String]>,
     /// This tool's metrics (the same across reloads).
     counters: Arc<ToolCounters>,
 }
@@ -728,6 +810,7 @@ struct Shared {
     network: Network,
     metrics: Recorder,
     progress: Option<Progress>,
+    max_call_depth: u32,
     _ticker: EpochTicker,
 }
 
@@ -773,6 +856,7 @@ impl Runtime {
             only_tool: None,
             progress: None,
             resolver: Resolver::default(),
+            max_call_depth: DEFAULT_MAX_CALL_DEPTH,
         }
     }
 
@@ -847,7 +931,7 @@ impl Runtime {
     /// the outcome is a [`ToolOutput`] (with [`ToolOutput::is_error`] and a typed
     /// [`CallError`] when it failed). Must run inside a tokio runtime.
     pub async fn call(&self, call: ToolCall) -> ToolOutput {
-        self.traced(call, None).await
+        self.traced(call, None, None).await
     }
 
     /// Runs one call, as [`Self::call`], and stops it when `cancel` is cancelled: a call
@@ -855,11 +939,17 @@ impl Runtime {
     /// tick (10 ms) whether it computes or waits in a host call. The output is then a
     /// [`CallError::Cancelled`], and the call's slot is free for the next one.
     pub async fn call_cancellable(&self, call: ToolCall, cancel: &CancellationToken) -> ToolOutput {
-        self.traced(call, Some(cancel)).await
+        self.traced(call, Some(cancel), None).await
+    }
+
+    /// Runs a call a tool made to another (see [`crate::nested`]), in a span that is a child
+    /// of the caller's. Cancelling the caller drops it.
+    pub(crate) fn call_nested(&self, call: ToolCall, nesting: Nesting) -> BoxFuture<'_, ToolOutput> {
+        Box::pin(self.traced(call, None, Some(nesting)))
     }
 
     /// One call in its span (see [`crate::telemetry`]) and its metrics.
-    async fn traced(&self, call: ToolCall, cancel: Option<&CancellationToken>) -> ToolOutput {
+    async fn traced(&self, call: ToolCall, cancel: Option<&CancellationToken>, nesting: Option<Nesting>) -> ToolOutput {
         let span = telemetry::call_span(&call.name, &call.id);
         if let Some(parent) = &call.trace_parent {
             telemetry::set_parent(&span, parent);
@@ -868,7 +958,7 @@ impl Runtime {
         let record = self.inner.shared.metrics.start(entry.map(|entry| &entry.counters));
         let tool = entry.map(|entry| (&entry.tool.definition, entry.tool.source.as_str(), &entry.access.redactor));
         telemetry::record_input(&span, tool, &call.arguments);
-        let output = self.run(call, cancel).instrument(span.clone()).await;
+        let output = self.run(call, cancel, nesting).instrument(span.clone()).await;
         telemetry::record_output(&span, &output);
         let error_kind = output.error.as_ref().map(CallError::kind);
         record.finish(error_kind, output.usage.duration, output.usage.fuel_consumed);
@@ -886,43 +976,122 @@ impl Runtime {
         .await
     }
 
-    /// One call: parse → validate → admit → execute → classify → redact.
-    async fn run(&self, call: ToolCall, cancel: Option<&CancellationToken>) -> ToolOutput {
+    /// One call: (for a nested call: may it be made?) → parse → validate → admit → execute →
+    /// classify → redact.
+    async fn run(&self, call: ToolCall, cancel: Option<&CancellationToken>, nesting: Option<Nesting>) -> ToolOutput {
         let started = Instant::now();
         let refused = |error: CallError| {
             tracing::debug!(kind = error.kind(), "call refused");
-            ToolOutput::failure(&call, error, usage(started, 0, 0), Diagnostics::default())
+            ToolOutput::failure(
+                &call,
+                error,
+                Usage { duration: started.elapsed(), ..Usage::default() },
+                Diagnostics::default(),
+            )
         };
+        if let Some(nesting) = &nesting
+            && let Err(error) = self.may_nest(&call.name, nesting)
+        {
+            return refused(error);
+        }
         let Some(entry) = self.inner.tools.get(&call.name) else {
-            return refused(self.unknown_tool(&call.name));
+            let error = match &nesting {
+                // A tool learns only of the tools it may call.
+                Some(nesting) => unknown_tool(&call.name, self.loaded(&nesting.allowed)),
+                None => self.unknown_tool(&call.name),
+            };
+            return refused(error);
         };
-        let limits = self.call_limits(entry, &call.limits);
+        let limits = self.call_limits(entry, &call.limits, nesting.is_some());
         let arguments = match parse_and_validate(entry, &call.arguments, &limits) {
             Ok(arguments) => arguments,
             Err(error) => return refused(error),
         };
-        let admitted = match cancel {
-            None => self.inner.shared.admission.admit().await,
-            Some(cancel) => tokio::select! {
-                admitted = self.inner.shared.admission.admit() => admitted,
-                () = cancel.cancelled() => Err(CallError::Cancelled { after_ms: millis(started.elapsed()) }),
-            },
+        // A nested call runs in its caller's place: its caller holds a slot and waits for it,
+        // so making it queue for another could deadlock a full runtime.
+        let _admitted = if nesting.is_some() {
+            None
+        } else {
+            match self.admit(cancel, started).await {
+                Ok(permit) => Some(permit),
+                Err(error) => return refused(error),
+            }
         };
-        let _admitted = match admitted {
-            Ok(permit) => permit,
-            Err(error) => return refused(error),
+        let calls = self.calls(entry, &call, &limits, nesting);
+        let execution = self.execute(entry, &limits, &call, &arguments, calls, cancel).await;
+        let usage = Usage {
+            duration: started.elapsed(),
+            fuel_consumed: execution.fuel_consumed,
+            peak_memory_bytes: execution.peak_memory_bytes,
+            nested_calls: execution.nested_calls,
+            nested_fuel: execution.nested_fuel,
         };
-        let execution = self.execute(entry, &limits, &call, &arguments, cancel).await;
-        let usage = usage(started, execution.fuel_consumed, execution.peak_memory_bytes);
         let (result, diagnostics) = classify(entry, &limits, execution);
         let (result, diagnostics) = redact(&entry.access.redactor, &limits, result, diagnostics);
         finish(&call, result, usage, diagnostics)
     }
 
+    /// Refuses a nested call to `tool` the caller may not make: a tool it may not call, too
+    /// deep, or past the call tree's budget of calls.
+    fn may_nest(&self, tool: &str, nesting: &Nesting) -> Result<(), CallError> {
+        if !nesting.allowed.iter().any(|allowed| allowed == tool) {
+            let allowed = self.loaded(&nesting.allowed);
+            return Err(CallError::NotAllowed { caller: nesting.caller.clone(), tool: tool.to_owned(), allowed });
+        }
+        let limit = self.inner.shared.max_call_depth;
+        if nesting.depth > limit {
+            return Err(CallError::DepthLimit { limit });
+        }
+        nesting.budget.take().map_err(|limit| CallError::CallLimit { limit })
+    }
+
+    /// Those of `tools` that are loaded.
+    fn loaded(&self, tools: &[String]) -> Vec<String> {
+        tools.iter().filter(|name| self.inner.tools.contains_key(*name)).cloned().collect()
+    }
+
+    /// Waits for a place to run, unless `cancel` fires first.
+    async fn admit(
+        &self,
+        cancel: Option<&CancellationToken>,
+        started: Instant,
+    ) -> Result<OwnedSemaphorePermit, CallError> {
+        match cancel {
+            None => self.inner.shared.admission.admit().await,
+            Some(cancel) => tokio::select! {
+                admitted = self.inner.shared.admission.admit() => admitted,
+                () = cancel.cancelled() => Err(CallError::Cancelled { after_ms: millis(started.elapsed()) }),
+            },
+        }
+    }
+
+    /// What the call's guest may call through the `calls` import: the tools its policy
+    /// names, within the budget of calls of the call tree it belongs to.
+    fn calls(&self, entry: &ToolEntry, call: &ToolCall, limits: &Limits, nesting: Option<Nesting>) -> Calls {
+        if entry.call_tools.is_empty() {
+            return Calls::NoneAllowed { tool: call.name.clone(), refused: 0 };
+        }
+        let (depth, budget) = match nesting {
+            Some(nesting) => (nesting.depth, nesting.budget),
+            None => (0, CallBudget::new(limits.max_nested_calls)),
+        };
+        Calls::Allowed(Caller {
+            runtime: self.clone(),
+            tool: call.name.clone(),
+            allowed: entry.call_tools.clone(),
+            depth,
+            budget,
+            call_id: call.id.clone(),
+            context: call.context.clone(),
+            made: 0,
+            fuel: 0,
+        })
+    }
+
     /// The tool's limits with the call's overrides: lowering only, unless the embedding
-    /// allowed raising; never past the pool's memory slots.
-    fn call_limits(&self, entry: &ToolEntry, overrides: &LimitOverrides) -> Limits {
-        let mut limits = if self.inner.recipe.raise_limits_per_call {
+    /// allowed raising (never for a nested call); never past the pool's memory slots.
+    fn call_limits(&self, entry: &ToolEntry, overrides: &LimitOverrides, nested: bool) -> Limits {
+        let mut limits = if self.inner.recipe.raise_limits_per_call && !nested {
             entry.limits.with(overrides)
         } else {
             entry.limits.with_at_most(overrides)
@@ -940,13 +1109,15 @@ impl Runtime {
         limits: &Limits,
         call: &ToolCall,
         arguments: &Value,
+        calls: Calls,
         cancel: Option<&CancellationToken>,
     ) -> Execution {
         let arguments = arguments.to_string();
         let context =
             CallContext { call_id: call.id.clone(), host_context: Value::Object(call.context.clone()).to_string() };
         let export = Export::Invoke { pre: &entry.tool.pre, arguments: &arguments, context: &context };
-        execute(&self.inner.shared.engine, limits, &entry.access, &self.inner.shared.network, export, cancel).await
+        let shared = &self.inner.shared;
+        execute(&shared.engine, limits, &entry.access, &shared.network, calls, export, cancel).await
     }
 
     fn unknown_tool(&self, name: &str) -> CallError {
@@ -1094,8 +1265,4 @@ fn finish(call: &ToolCall, result: Result<String, CallError>, usage: Usage, diag
             ToolOutput::failure(call, error, usage, diagnostics)
         }
     }
-}
-
-fn usage(started: Instant, fuel_consumed: u64, peak_memory_bytes: u64) -> Usage {
-    Usage { duration: started.elapsed(), fuel_consumed, peak_memory_bytes }
 }

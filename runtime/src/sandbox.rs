@@ -16,6 +16,7 @@ use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
 use crate::http::{HttpGate, RequestSlots, Resolver};
 use crate::limits::Limits;
+use crate::nested::Calls;
 use crate::policy::Access;
 
 /// Host resources (open files, streams, pollables, HTTP requests, responses and header
@@ -46,12 +47,20 @@ pub(crate) struct Sandbox {
     pub(crate) stderr: CapturedOutput,
     /// When the epoch callback stops the guest.
     pub(crate) deadline: Instant,
+    /// What the guest may call through the `calls` import.
+    pub(crate) calls: Calls,
 }
 
 impl Sandbox {
     /// # Errors
     /// When a granted directory can no longer be opened.
-    pub(crate) fn new(limits: &Limits, access: &Access, network: &Network, deadline: Instant) -> Result<Self, String> {
+    pub(crate) fn new(
+        limits: &Limits,
+        access: &Access,
+        network: &Network,
+        calls: Calls,
+        deadline: Instant,
+    ) -> Result<Self, String> {
         let stdout = CapturedOutput::new(limits.max_stdio_bytes);
         let stderr = CapturedOutput::new(limits.max_stdio_bytes);
         // WasiCtxBuilder's defaults already grant no files, env, args or addresses; the
@@ -90,6 +99,7 @@ impl Sandbox {
             stdout,
             stderr,
             deadline,
+            calls,
         })
     }
 }

@@ -153,6 +153,8 @@ fn limit_hit(error: &CallError) -> Option<&'static str> {
         CallError::HttpResponseTooLarge { .. } => "max_http_response_bytes",
         CallError::ResourceLimit { .. } => "resources",
         CallError::Overloaded { .. } => "max_queued_calls",
+        CallError::DepthLimit { .. } => "max_call_depth",
+        CallError::CallLimit { .. } => "max_nested_calls",
         _ => return None,
     })
 }

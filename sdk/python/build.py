@@ -61,7 +61,7 @@ def main(argv=None):
         name, version, module = read_project(project_dir)
         tool = check_tool(project_dir, module, version)
         out = os.path.abspath(args.out)
-        run_componentize(componentize, project_dir, module, version, out)
+        run_componentize(componentize, project_dir, module, version, world(), out)
     except BuildError as err:
         print(f"error: {err}", file=sys.stderr)
         return err.code
@@ -126,7 +126,14 @@ def check_tool(project_dir, module, version):
     return tool
 
 
-def run_componentize(componentize, project_dir, module, version, out):
+def world():
+    """The WIT world to build against: `calling-tool` (which adds the `calls` import) for a
+    tool that imports toolcell_tool.calls, else `tool`, so that a tool calling nothing
+    imports nothing new."""
+    return "calling-tool" if "toolcell_tool.calls" in sys.modules else "tool"
+
+
+def run_componentize(componentize, project_dir, module, version, world, out):
     with tempfile.TemporaryDirectory(prefix="toolcell-py-") as stage:
         # The stage holds the entry and the SDK package alone, so nothing else of the SDK's
         # folder (tests, examples) can shadow a module of the tool's.
@@ -142,7 +149,7 @@ def run_componentize(componentize, project_dir, module, version, out):
         if os.path.isdir(vendor):
             paths += ["-p", vendor]
         os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
-        command = [componentize, "-d", WIT, "-w", "tool", "componentize", ENTRY, *paths, "-o", out]
+        command = [componentize, "-d", WIT, "-w", world, "componentize", ENTRY, *paths, "-o", out]
         try:
             done = subprocess.run(command, cwd=stage, capture_output=True, text=True)
         except OSError as err:

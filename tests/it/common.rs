@@ -13,6 +13,7 @@ pub const CALLABLE_GUESTS: &[&str] = &[
     toolcell_tests::ABORT,
     toolcell_tests::BAD_OUTPUT,
     toolcell_tests::BIG_OUTPUT,
+    toolcell_tests::CALLER,
     toolcell_tests::CHATTY,
     toolcell_tests::COUNTER,
     toolcell_tests::ECHO,

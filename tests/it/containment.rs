@@ -104,7 +104,7 @@ async fn lone_surrogates_in_json_escapes_are_malformed() {
 }
 
 /// Runs `calculator 6 * 7` and checks the answer.
-async fn benign_call_is_correct(runtime: &Runtime) {
+pub async fn benign_call_is_correct(runtime: &Runtime) {
     let benign = runtime.call(ToolCall::new("benign", "calculator", json!({"expression": "6 * 7"}))).await;
     assert_eq!(value(&benign)["value"], json!(42.0));
 }

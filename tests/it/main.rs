@@ -4,6 +4,7 @@
 mod annotations;
 mod cancellation;
 mod capabilities;
+mod code_mode;
 mod common;
 mod containment;
 mod errors;

@@ -37,10 +37,21 @@ impl Visit for Collect<'_> {
 }
 
 impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Recorder {
-    fn on_new_span(&self, attributes: &Attributes<'_>, id: &Id, _: Context<'_, S>) {
+    fn on_new_span(&self, attributes: &Attributes<'_>, id: &Id, context: Context<'_, S>) {
         let mut fields = Fields::new();
         attributes.record(&mut Collect(&mut fields));
-        self.open.lock().unwrap().insert(id.into_u64(), (attributes.metadata().name().to_owned(), fields));
+        let parent = if attributes.is_contextual() {
+            context.current_span().id().cloned()
+        } else {
+            attributes.parent().cloned()
+        };
+        let mut open = self.open.lock().unwrap();
+        // The parent's call id, when the parent is a tool call: how nesting shows.
+        let parent_call = parent.and_then(|parent| open.get(&parent.into_u64())?.1.get("tool_call.id").cloned());
+        if let Some(parent_call) = parent_call {
+            fields.insert("parent.tool_call.id".into(), parent_call);
+        }
+        open.insert(id.into_u64(), (attributes.metadata().name().to_owned(), fields));
     }
 
     fn on_record(&self, id: &Id, values: &Record<'_>, _: Context<'_, S>) {

@@ -96,6 +96,13 @@ impl GuestBuild {
         {
             command.env_remove(var);
         }
+        // So are its profile settings (`CARGO_PROFILE_RELEASE_OPT_LEVEL=3 fuzz/run ...`): the
+        // guests are built the same, and so are the same components, whoever builds them.
+        for (var, _) in env::vars_os() {
+            if var.to_str().is_some_and(|var| var.starts_with("CARGO_PROFILE_")) {
+                command.env_remove(var);
+            }
+        }
         for package in &self.packages {
             command.args(["--package", package]);
         }

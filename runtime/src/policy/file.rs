@@ -8,6 +8,7 @@ use std::time::Duration;
 use super::access::check_dir;
 use super::{DirGrant, EnvGrant, Grants, HostPattern, Policy, PolicyError, check_env_name};
 use crate::limits::LimitOverrides;
+use crate::load::is_tool_name;
 
 impl Policy {
     /// Reads a policy file. Relative directory paths in it are relative to the file's folder.
@@ -88,11 +89,24 @@ fn parse_grants(table: &toml::Table, base: &Path, at: &str, problems: &mut Vec<S
                      NAME = {{ from_host = \"HOST_NAME\" }}"
                 )),
             },
+            "call_tools" => {
+                for (i, entry) in array(value, at, key, problems).iter().enumerate() {
+                    match entry.as_str() {
+                        Some(tool) if is_tool_name(tool) => grants.call_tools.push(tool.to_owned()),
+                        _ => problems.push(format!(
+                            "{at} call_tools[{i}] must be the name of a tool, such as \"calculator\" (1-64 of \
+                             a-z, A-Z, 0-9, _ and -)"
+                        )),
+                    }
+                }
+            }
             "limits" => match value.as_table() {
                 Some(limits) => grants.limits = parse_limits(limits, &format!("{at} limits"), problems),
                 None => problems.push(format!("{at} limits must be a table such as {{ timeout_ms = 10000 }}")),
             },
-            _ => problems.push(format!("{at} has an unknown key `{key}`; expected allow_hosts, dirs, env or limits")),
+            _ => problems.push(format!(
+                "{at} has an unknown key `{key}`; expected allow_hosts, dirs, env, call_tools or limits"
+            )),
         }
     }
     let mut guest_paths = std::collections::BTreeSet::new();
@@ -194,6 +208,7 @@ fn parse_limits(table: &toml::Table, at: &str, problems: &mut Vec<String>) -> Li
             "max_output_bytes" => &mut limits.max_output_bytes,
             "max_stdio_bytes" => &mut limits.max_stdio_bytes,
             "max_http_response_bytes" => &mut limits.max_http_response_bytes,
+            "max_nested_calls" => &mut limits.max_nested_calls,
             "timeout_ms" => {
                 limits.timeout = Some(Duration::from_millis(number));
                 continue;
@@ -201,7 +216,7 @@ fn parse_limits(table: &toml::Table, at: &str, problems: &mut Vec<String>) -> Li
             _ => {
                 problems.push(format!(
                     "{at} has an unknown key `{key}`; expected fuel, timeout_ms, memory_bytes, max_argument_bytes, \
-                     max_output_bytes, max_stdio_bytes or max_http_response_bytes"
+                     max_output_bytes, max_stdio_bytes, max_http_response_bytes or max_nested_calls"
                 ));
                 continue;
             }
@@ -226,8 +241,15 @@ mod tests {
 
             [tools.files]
             dirs = [{ host = "." , guest = "/workspace" }]
+
+            [tools.python]
+            call_tools = ["calculator", "json_query"]
+            limits = { max_nested_calls = 10 }
         "#;
         let policy = Policy::parse(text, &dir).expect("valid policy");
+        let python = policy.grants("python").expect("python");
+        assert_eq!(python.call_tools, ["calculator", "json_query"]);
+        assert_eq!(python.limits.max_nested_calls, Some(10));
         let fetch = policy.grants("fetch").expect("fetch");
         assert_eq!(fetch.allow_hosts.len(), 2);
         assert_eq!(fetch.env.len(), 2);
@@ -244,6 +266,7 @@ mod tests {
             dirs = [{ host = "/no/such/dir", guest = "/w" }, { host = ".", guest = "relative", mode = "rx" }]
             limits = { fuel = -1, speed = 3 }
             env = { A = 1, B = { from_host = "TOOLCELL_TEST_NO_SUCH_VARIABLE" } }
+            call_tools = ["calculator", "no spaces", 7]
             [other]
         "#;
         let problems = Policy::parse(bad, &dir).expect_err("invalid policy");
@@ -257,6 +280,8 @@ mod tests {
             "[tools.files] limits has an unknown key `speed`",
             "[tools.files] env.A must be a string",
             "[tools.files] env.B: the host environment has no variable `TOOLCELL_TEST_NO_SUCH_VARIABLE`",
+            "[tools.files] call_tools[1] must be the name of a tool",
+            "[tools.files] call_tools[2] must be the name of a tool",
             "unknown top-level key `other`",
         ];
         for expected in expected {

@@ -39,6 +39,9 @@ pub struct Grants {
     /// Environment variables the tool sees. Secret values are redacted from everything the
     /// host reports.
     pub env: Vec<EnvGrant>,
+    /// Tools this tool may call by name through the `calls` import (code mode). Each runs
+    /// under its own limits and grants, never this tool's.
+    pub call_tools: Vec<String>,
     /// Limits replacing the runtime's defaults for this tool.
     pub limits: LimitOverrides,
 }
@@ -70,6 +73,13 @@ impl Grants {
         self
     }
 
+    /// Also lets the tool call the tool named `tool` (code mode).
+    #[must_use]
+    pub fn call_tool(mut self, tool: impl Into<String>) -> Self {
+        self.call_tools.push(tool.into());
+        self
+    }
+
     /// Replaces the tool's limits.
     #[must_use]
     pub fn limits(mut self, limits: LimitOverrides) -> Self {
@@ -82,12 +92,17 @@ impl Grants {
         self.allow_hosts.extend(other.allow_hosts);
         self.dirs.extend(other.dirs);
         self.env.extend(other.env);
+        for tool in other.call_tools {
+            if !self.call_tools.contains(&tool) {
+                self.call_tools.push(tool);
+            }
+        }
         self.limits = self.limits.merged(&other.limits);
     }
 
     /// Whether nothing beyond limits is granted.
     pub fn is_empty(&self) -> bool {
-        self.allow_hosts.is_empty() && self.dirs.is_empty() && self.env.is_empty()
+        self.allow_hosts.is_empty() && self.dirs.is_empty() && self.env.is_empty() && self.call_tools.is_empty()
     }
 }
 

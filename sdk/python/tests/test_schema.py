@@ -101,6 +101,14 @@ class ScalarsTest(unittest.TestCase):
         schema, _, _ = property_of(list[str] | None)
         self.assertEqual(schema["type"], ["array", "null"])
 
+    def test_any_is_any_json_value(self):
+        self.assertEqual(property_of(Any), ({}, ["x"], property_of(Any)[2]))
+        schema, required, _ = property_of(Any, default=None)
+        self.assertEqual((schema, required), ({"default": None}, []))
+        schema, required, _ = property_of(Optional[Any])
+        self.assertEqual((schema, required), ({"default": None}, []))
+        self.assertEqual(property_of(list[Any])[0], {"type": "array", "items": {}})
+
     def test_defaults_are_not_required_and_shown(self):
         schema, required, _ = property_of(int, default=3)
         self.assertEqual((schema, required), ({"type": "integer", "default": 3}, []))
@@ -209,7 +217,6 @@ class UnsupportedTest(unittest.TestCase):
             self.assertIn(fragment, message)
 
     def test_unsupported_hints_name_the_parameter_and_what_to_use(self):
-        self.assert_refused(Any, "is not supported", "Literal")
         self.assert_refused(tuple[int, int], "is not supported")
         self.assert_refused(set, "is not supported")
         self.assert_refused(list, "list[str]")

@@ -15,7 +15,7 @@ _TYPED_DICT_WRAPPERS = tuple(
 
 SUPPORTED = (
     "str, int, float, bool, list[T], dict[str, T], T | None, Literal[...], an Enum, "
-    "a dataclass or a TypedDict (optionally in Annotated[T, ...])"
+    "a dataclass, a TypedDict (optionally in Annotated[T, ...]) or Any (any JSON value)"
 )
 
 
@@ -28,10 +28,12 @@ def classify(hint):
 
     ("str"|"int"|"float"|"bool"|"null", None), ("optional", inner), ("list", item),
     ("dict", value), ("literal", values), ("enum", cls), ("dataclass", cls),
-    ("typeddict", cls), ("annotated", (base, markers)), ("context", None).
+    ("typeddict", cls), ("annotated", (base, markers)), ("context", None), ("any", None).
     """
     if hint in (str, int, float, bool):
         return hint.__name__, None
+    if hint is typing.Any:
+        return "any", None
     if hint is None or hint is type(None):
         return "null", None
     if hint is Context:

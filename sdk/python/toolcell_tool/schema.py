@@ -29,8 +29,11 @@ class SchemaBuilder:
         kind, detail = classify(hint)
         if kind in _TYPES:
             return {"type": _TYPES[kind]}
+        if kind == "any":
+            return {}  # any JSON value, null included
         if kind == "optional":
-            return nullable(self.schema(detail))
+            inner = self.schema(detail)
+            return inner if inner == {} else nullable(inner)
         if kind == "list":
             return {"type": "array", "items": self.schema(detail)}
         if kind == "dict":
@@ -183,7 +186,10 @@ def _json_kind(schema, defs):
 
 
 def _accepts_null(schema, defs):
-    kind = _resolve(schema, defs).get("type")
+    resolved = _resolve(schema, defs)
+    if not any(key in resolved for key in ("type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "not")):
+        return True  # no constraint on the kind of value: `Any`
+    kind = resolved.get("type")
     if kind == "null" or (isinstance(kind, list) and "null" in kind):
         return True
     return any(branch.get("type") == "null" for branch in schema.get("anyOf", []))

@@ -1,0 +1,187 @@
+//! Calls from one tool to others ("code mode"): the host side of the `toolcell:tool/calls`
+//! import.
+//!
+//! Every tool is linked with the import; what it may do through it is decided per call. A
+//! call whose tool has no `call_tools` grant carries no [`Caller`], so `callable` lists
+//! nothing and `call` is refused, at no cost to calls that never use it. Otherwise a nested call is an ordinary call of the
+//! runtime (validation, the callee's limits and grants, a fresh instance, its own span and
+//! metrics) with three differences, all here or in `Runtime::run`: it is refused unless the
+//! caller may call the callee, calls nest too deep, or the call tree has used its calls;
+//! it gets no more time than the caller has left and no more fuel, and its fuel is charged
+//! to the caller; it takes no admission slot (its caller holds one and waits for it).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use serde_json::{Map, Value};
+use wasmtime::StoreContextMut;
+use wasmtime::component::{ComponentType, Linker, Lower};
+
+use crate::call::{ToolCall, ToolOutput};
+use crate::limits::LimitOverrides;
+use crate::runtime::Runtime;
+use crate::sandbox::Sandbox;
+
+/// The import's name, as components built against `wit/tool.wit` ask for it.
+const INTERFACE: &str = "toolcell:tool/calls@0.1.3";
+
+/// What a running guest may do through the `calls` import: in its store's data.
+pub(crate) enum Calls {
+    /// Not a call (the tool is being loaded): nothing may be called.
+    Loading,
+    /// A call of a tool whose policy lets it call no tool; `refused` counts its attempts.
+    NoneAllowed { tool: String, refused: u32 },
+    /// A call of a tool that may call some.
+    Allowed(Caller),
+}
+
+/// A call of a tool that may call others.
+pub(crate) struct Caller {
+    /// The version of the runtime the call runs on: nested calls see the same tools.
+    pub(crate) runtime: Runtime,
+    /// The calling tool.
+    pub(crate) tool: String,
+    /// The tools it may call (its `call_tools` grant).
+    pub(crate) allowed: Arc<[String]>,
+    /// How deep the calling call is: 0 for a call from outside, 1 for one a tool made.
+    pub(crate) depth: u32,
+    /// Nested calls left to the whole tree of calls this one belongs to.
+    pub(crate) budget: Arc<CallBudget>,
+    /// The calling call's id and host context, which nested calls carry on.
+    pub(crate) call_id: String,
+    pub(crate) context: Map<String, Value>,
+    /// Nested calls this call has made, and the fuel they used.
+    pub(crate) made: u32,
+    pub(crate) fuel: u64,
+}
+
+/// How a nested call came to be, for the runtime that runs it.
+pub(crate) struct Nesting {
+    pub(crate) caller: String,
+    pub(crate) allowed: Arc<[String]>,
+    /// The nested call's own depth (its caller's plus one).
+    pub(crate) depth: u32,
+    pub(crate) budget: Arc<CallBudget>,
+}
+
+/// The nested calls one call from outside, and every call under it, may still make.
+#[derive(Debug)]
+pub(crate) struct CallBudget {
+    limit: u64,
+    used: AtomicU64,
+}
+
+impl CallBudget {
+    pub(crate) fn new(limit: u64) -> Arc<Self> {
+        Arc::new(Self { limit, used: AtomicU64::new(0) })
+    }
+
+    /// Takes one call, or says the limit when none is left.
+    pub(crate) fn take(&self) -> Result<(), u64> {
+        self.used
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| (used < self.limit).then_some(used + 1))
+            .map(|_| ())
+            .map_err(|_| self.limit)
+    }
+}
+
+/// A tool the caller may call, as `callable` returns it.
+#[derive(ComponentType, Lower)]
+#[component(record)]
+struct CallableTool {
+    name: String,
+    description: String,
+    #[component(name = "parameters-schema")]
+    parameters_schema: String,
+}
+
+/// Why a nested call produced no result, as `call` returns it.
+#[derive(ComponentType, Lower)]
+#[component(record)]
+struct CallError {
+    kind: String,
+    message: String,
+    retryable: bool,
+}
+
+/// Defines the `calls` import in `linker`.
+pub(crate) fn add_to_linker(linker: &mut Linker<Sandbox>) -> wasmtime::Result<()> {
+    let mut calls = linker.instance(INTERFACE)?;
+    calls.func_wrap("callable", |store: StoreContextMut<'_, Sandbox>, (): ()| Ok((callable(store.data()),)))?;
+    calls.func_wrap_async("call", |store, (name, arguments): (String, String)| {
+        Box::new(async move { Ok((call(store, name, arguments).await,)) })
+    })?;
+    Ok(())
+}
+
+/// The tools the running call may call that are loaded.
+fn callable(sandbox: &Sandbox) -> Vec<CallableTool> {
+    let Calls::Allowed(caller) = &sandbox.calls else { return Vec::new() };
+    caller
+        .allowed
+        .iter()
+        .filter_map(|name| caller.runtime.definition(name))
+        .map(|definition| CallableTool {
+            name: definition.name.clone(),
+            description: definition.description.clone(),
+            parameters_schema: definition.parameters.to_string(),
+        })
+        .collect()
+}
+
+/// Runs one nested call for the guest in `store`, charging the fuel it used to the caller.
+async fn call(mut store: StoreContextMut<'_, Sandbox>, name: String, arguments: String) -> Result<String, CallError> {
+    let fuel_left = store.get_fuel().unwrap_or(0);
+    let sandbox = store.data_mut();
+    let time_left = sandbox.deadline.saturating_duration_since(Instant::now());
+    let caller = match &mut sandbox.calls {
+        Calls::Allowed(caller) => caller,
+        Calls::NoneAllowed { tool, refused: attempts } => {
+            *attempts += 1;
+            let error = crate::CallError::NotAllowed { caller: tool.clone(), tool: name, allowed: Vec::new() };
+            return Err(refused(&error));
+        }
+        Calls::Loading => {
+            let message = "a tool cannot call other tools while it is being loaded (in metadata, capabilities or \
+                           annotations)";
+            return Err(refused(&crate::CallError::Internal { message: message.into() }));
+        }
+    };
+    caller.made += 1;
+    let id = format!("{}.{}", caller.call_id, caller.made);
+    // No more time than the caller has left, nor more fuel: a nested call spends the
+    // caller's budget. Lowering only: the callee's own limits stay a ceiling.
+    let limits = LimitOverrides::new().fuel(fuel_left).timeout(time_left);
+    let call = ToolCall::new(id, name, arguments).with_context(caller.context.clone()).with_limits(limits);
+    let nesting = Nesting {
+        caller: caller.tool.clone(),
+        allowed: caller.allowed.clone(),
+        depth: caller.depth + 1,
+        budget: caller.budget.clone(),
+    };
+    let runtime = caller.runtime.clone();
+    let output = runtime.call_nested(call, nesting).await;
+
+    let spent = output.usage.fuel_consumed;
+    if let Calls::Allowed(caller) = &mut store.data_mut().calls {
+        caller.fuel = caller.fuel.saturating_add(spent);
+    }
+    // Fuel runs out for the caller where it would have run out for one guest doing both.
+    let _ = store.set_fuel(fuel_left.saturating_sub(spent));
+    outcome(output)
+}
+
+fn refused(error: &crate::CallError) -> CallError {
+    CallError { kind: error.kind().to_owned(), message: error.to_string(), retryable: error.retryable() }
+}
+
+/// The nested call's output as the guest sees it: the result, or the model-facing error.
+fn outcome(output: ToolOutput) -> Result<String, CallError> {
+    match output.error {
+        None => Ok(output.content),
+        Some(error) => {
+            Err(CallError { kind: error.kind().to_owned(), message: output.content, retryable: error.retryable() })
+        }
+    }
+}

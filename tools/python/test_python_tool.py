@@ -1,0 +1,170 @@
+"""The `python` tool natively, as CPython runs it: results, errors, the traceback's shape and
+code mode against a stand-in host. (tests/it/python.rs runs the component itself.)
+
+    PYTHONPATH=sdk/python python3 -m unittest discover -s tools/python
+"""
+
+import json
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "sdk", "python"))
+sys.path.insert(0, HERE)
+
+from toolcell_tool import InvalidArguments, invoke_json  # noqa: E402
+from toolcell_tool import calls  # noqa: E402
+
+import python_tool  # noqa: E402
+
+
+def run(code, inputs=None):
+    arguments = {"code": code} if inputs is None else {"code": code, "inputs": inputs}
+    return json.loads(invoke_json(python_tool.python, json.dumps(arguments)))
+
+
+class ResultsTest(unittest.TestCase):
+    def test_stdout_and_the_final_expression(self):
+        result = run("print('hi')\nx = 6\nx * 7")
+        self.assertEqual(result["stdout"], "hi\n")
+        self.assertEqual((result["value"], result["value_type"]), (42, "int"))
+        self.assertTrue(result["ok"])
+        self.assertIsNone(result["error"])
+
+    def test_a_value_without_a_plain_json_form_is_its_repr(self):
+        result = run("import datetime\ndatetime.date(2024, 2, 29) + datetime.timedelta(days=1)")
+        self.assertEqual((result["value"], result["value_type"]), ("datetime.date(2024, 3, 1)", "date"))
+        self.assertEqual(run("{1: 'a'}")["value"], "{1: 'a'}", "int keys are not JSON keys")
+        self.assertEqual(run("{'a': (1, 2.5, None)}")["value"], {"a": [1, 2.5, None]})
+        self.assertEqual(run("float('nan')")["value"], "nan")
+
+    def test_no_final_expression_or_none_has_no_value(self):
+        for code in ("x = 1", "None", "print(1)"):
+            result = run(code)
+            self.assertIsNone(result["value"], code)
+            self.assertIsNone(result["value_type"], code)
+
+    def test_inputs_are_bound_to_a_variable(self):
+        result = run("sum(row['n'] for row in inputs)", inputs=[{"n": 2}, {"n": 3}])
+        self.assertEqual(result["value"], 5)
+
+    def test_output_is_bounded(self):
+        result = run("print('x' * 100_000)")
+        self.assertEqual(len(result["stdout"]), 64 * 1024)
+        self.assertEqual(result["dropped_chars"], 100_001 - 64 * 1024)
+
+    def test_random_is_seeded_from_the_call(self):
+        code = "import random\n[random.randint(0, 10**9) for _ in range(3)]"
+        self.assertEqual(run(code)["value"], run(code)["value"], "the same call repeats")
+        self.assertNotEqual(run(code)["value"], run(code + "\n")["value"], "another call draws others")
+
+
+class ErrorsTest(unittest.TestCase):
+    def test_a_syntax_error_is_the_callers_to_fix_with_line_and_column(self):
+        with self.assertRaises(InvalidArguments) as refused:
+            run("x = 1\nif x\n    print(x)")
+        message = refused.exception.message
+        self.assertIn("SyntaxError at line 2, column 5", message)
+        self.assertIn("    if x\n        ^", message)
+        with self.assertRaises(InvalidArguments) as refused:
+            run("def f():\nreturn 1")
+        self.assertIn("IndentationError at line 2", refused.exception.message)
+
+    def test_an_exception_is_a_result_with_a_clean_traceback(self):
+        result = run("def f(x):\n    return 1 / x\nprint('before')\nf(0)")
+        self.assertFalse(result["ok"])
+        self.assertEqual(result["stdout"], "before\n", "output up to the failure is kept")
+        error = result["error"]
+        self.assertEqual((error["type"], error["message"], error["line"]), ("ZeroDivisionError", "division by zero", 2))
+        lines = [line for line in error["traceback"].splitlines() if not set(line.strip()) <= set("~^")]
+        self.assertEqual(
+            lines,
+            [
+                "Traceback (most recent call last):",
+                "  line 4, in <module>",
+                "    f(0)",
+                "  line 2, in f",
+                "    return 1 / x",
+                "ZeroDivisionError: division by zero",
+            ],
+        )
+
+    def test_library_frames_and_paths_stay_out_of_the_traceback(self):
+        error = run("import json\njson.loads('{')")["error"]
+        self.assertEqual((error["type"], error["line"]), ("JSONDecodeError", 2))
+        self.assertNotIn("/", error["traceback"], error["traceback"])
+        self.assertNotIn(HERE, json.dumps(error))
+
+    def test_deep_recursion_is_a_recursion_error(self):
+        error = run("def f(n):\n    return f(n + 1)\nf(0)")["error"]
+        self.assertEqual(error["type"], "RecursionError")
+        self.assertIn("earlier calls left out", error["traceback"])
+        self.assertLess(error["traceback"].count("\n"), 40)
+
+    def test_exit_codes(self):
+        self.assertTrue(run("import sys\nprint(1)\nsys.exit(0)")["ok"])
+        error = run("raise SystemExit(3)")["error"]
+        self.assertEqual((error["type"], error["message"]), ("SystemExit", "3"))
+
+
+class StandIn:
+    """A host with `calculator`, recording the calls made."""
+
+    def __init__(self):
+        self.made = []
+
+    def callable(self):
+        schema = {
+            "type": "object",
+            "properties": {"expression": {"type": "string", "description": "An arithmetic expression."}},
+            "required": ["expression"],
+        }
+        return [calls.CallableTool("calculator", "Evaluate arithmetic.", schema)]
+
+    def call(self, name, arguments):
+        self.made.append((name, json.loads(arguments)))
+        if json.loads(arguments)["expression"] == "1/0":
+            raise calls.ToolCallError("rejected_arguments", "The tool rejected the arguments: division by zero", True)
+        return json.dumps({"value": 4.0})
+
+
+class CodeModeTest(unittest.TestCase):
+    def setUp(self):
+        self.host = StandIn()
+        calls.use_host(self.host)
+        self.addCleanup(calls.use_host, None)
+
+    def test_allowed_tools_are_functions_with_signatures_and_docs(self):
+        result = run(
+            "import inspect\n"
+            "print(inspect.signature(tools.calculator))\n"
+            "print(tools.calculator.__doc__.splitlines()[0])\n"
+            "tools.calculator(expression='2 + 2')['value'] + tools.calculator('2 * 2')['value']"
+        )
+        self.assertEqual(result["stdout"], "(expression)\nEvaluate arithmetic.\n")
+        self.assertEqual(result["value"], 8.0)
+        self.assertEqual(self.host.made, [("calculator", {"expression": "2 + 2"}), ("calculator", {"expression": "2 * 2"})])
+
+    def test_a_failed_call_raises_with_the_hosts_message(self):
+        result = run(
+            "try:\n    tools.calculator(expression='1/0')\nexcept ToolCallError as err:\n    caught = err.kind, err.message\ncaught"
+        )
+        self.assertEqual(result["value"], ["rejected_arguments", "The tool rejected the arguments: division by zero"])
+        error = run("tools.calculator(expression='1/0')")["error"]
+        self.assertEqual(error["type"], "ToolCallError")
+        self.assertIn("division by zero", error["traceback"])
+
+    def test_an_unknown_tool_or_wrong_arguments_say_what_may_be_called(self):
+        error = run("tools.files(path='/')")["error"]
+        self.assertIn("no tool `files` may be called here; these may: calculator", error["message"])
+        error = run("tools.calculator(expr='1')")["error"]
+        self.assertIn("its signature is calculator(expression)", error["message"])
+
+    def test_without_a_host_no_tool_is_callable(self):
+        calls.use_host(None)
+        self.assertIn("this program may call no tools here", run("tools.calculator(expression='1')")["error"]["message"])
+
+
+if __name__ == "__main__":
+    unittest.main()
