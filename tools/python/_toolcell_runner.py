@@ -104,7 +104,7 @@ def _describe_syntax_error(err):
         line = err.text.rstrip("\n")
         caret = " " * max((err.offset or 1) - 1, 0) + "^"
         message += f"\n    {line}\n    {caret}"
-    return message + "\nFix the code and call again."
+    return message  # the host adds what to do: change the arguments and call again
 
 
 def seed_for(code, inputs):
