@@ -14,7 +14,7 @@
 //! Flags, or the environment: `--base-url` (`OPENAI_BASE_URL`, default
 //! `https://api.openai.com/v1`), `--model` (`OPENAI_MODEL`, default `gpt-4.1-mini`),
 //! `--api-key` (`OPENAI_API_KEY`; none for a local server), `--tools-dir`
-//! (`TOOLCELL_TOOLS_DIR`; default the seven standard tools), `--max-turns` (default 8).
+//! (`TOOLCELL_TOOLS_DIR`; default the eight standard tools), `--max-turns` (default 8).
 //! The answer goes to stdout; each tool call's outcome to stderr.
 
 use std::error::Error;

@@ -1,41 +1,61 @@
-//! Puts the standard tools as components into `$OUT_DIR/tools/<name>.wasm`.
+//! Puts the standard tools as components into `$OUT_DIR/tools/<name>.wasm`, with their
+//! policy file.
 //!
-//! In this repository they are built from their crates (`tools/<name>/`). A published copy of
-//! this crate has no such crates: it carries the components themselves, built before packaging
-//! into `prebuilt/` (see `.ci/package`), and copies them.
+//! In this repository the Rust tools are built from their crates (`tools/<name>/`). A
+//! published copy of this crate has no such crates: it carries the components themselves,
+//! built before packaging into `prebuilt/` (see `.ci/package`), and copies them. `python`
+//! comes from the crate toolcell-tool-python (`tools/python/`), either way.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use toolcell_guest_build::{Artifact, GuestBuild, path_constants};
 
-const TOOLS: [&str; 7] = ["calculator", "json_query", "regex", "datetime", "unit_convert", "http_fetch", "files"];
+/// The tools written in Rust, each a crate `toolcell-tool-<name>`.
+const RUST_TOOLS: [&str; 7] = ["calculator", "json_query", "regex", "datetime", "unit_convert", "http_fetch", "files"];
+/// The standard tools' policy, copied into the tools folder beside them.
+const POLICY_FILE: &str = "toolcell.toml";
 
 fn main() {
     let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR is set"));
-    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR is set for build scripts"));
-    let artifacts = if manifest_dir.join(TOOLS[0]).join("Cargo.toml").is_file() {
-        build_from_source()
+    let tools_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR is set for build scripts")).join("tools");
+    std::fs::create_dir_all(&tools_dir).expect("create the tools folder in OUT_DIR");
+    let mut artifacts = if manifest_dir.join(RUST_TOOLS[0]).join("Cargo.toml").is_file() {
+        build_rust_tools()
     } else {
-        copy_prebuilt(&manifest_dir.join("prebuilt"), &out_dir.join("tools"))
+        copy_prebuilt(&manifest_dir.join("prebuilt"), &tools_dir)
     };
-    write_constants(&artifacts, &out_dir);
+    artifacts.push(copy_python(&tools_dir));
+    artifacts.sort_by(|a, b| a.target_name.cmp(&b.target_name));
+    write_constants(&artifacts, tools_dir.parent().expect("OUT_DIR"));
+    let policy = manifest_dir.join(POLICY_FILE);
+    std::fs::copy(&policy, tools_dir.join(POLICY_FILE)).expect("copy toolcell.toml into the tools folder");
+    println!("cargo:rerun-if-changed={}", policy.display());
 }
 
-fn build_from_source() -> Vec<Artifact> {
-    let build = TOOLS.iter().fold(GuestBuild::new().libs(), |build, tool| {
+fn build_rust_tools() -> Vec<Artifact> {
+    let build = RUST_TOOLS.iter().fold(GuestBuild::new().libs(), |build, tool| {
         build.package(&format!("toolcell-tool-{}", tool.replace('_', "-")))
     });
     let artifacts = build.run("tools", |target| target.trim_start_matches("toolcell_tool_").to_owned());
-    for tool in TOOLS {
+    for tool in RUST_TOOLS {
         println!("cargo:rerun-if-changed={tool}");
     }
     artifacts
 }
 
+/// The `python` tool, from toolcell-tool-python's build script.
+fn copy_python(dest: &Path) -> Artifact {
+    let built =
+        std::env::var_os("DEP_TOOLCELL_TOOL_PYTHON_WASM").expect("toolcell-tool-python says where its component is");
+    let path = dest.join("python.wasm");
+    std::fs::copy(&built, &path).expect("copy python.wasm into the tools folder");
+    println!("cargo:rerun-if-changed={}", PathBuf::from(built).display());
+    Artifact { target_name: "toolcell_tool_python".into(), path }
+}
+
 fn copy_prebuilt(prebuilt: &Path, dest: &Path) -> Vec<Artifact> {
-    std::fs::create_dir_all(dest).expect("create the tools folder in OUT_DIR");
-    let mut artifacts: Vec<Artifact> = TOOLS
+    RUST_TOOLS
         .iter()
         .map(|tool| {
             let from = prebuilt.join(format!("{tool}.wasm"));
@@ -50,9 +70,7 @@ fn copy_prebuilt(prebuilt: &Path, dest: &Path) -> Vec<Artifact> {
             println!("cargo:rerun-if-changed={}", from.display());
             Artifact { target_name: format!("toolcell_tool_{tool}"), path }
         })
-        .collect();
-    artifacts.sort_by(|a, b| a.target_name.cmp(&b.target_name));
-    artifacts
+        .collect()
 }
 
 /// `tools.rs`: a path constant per tool and `ALL`, every tool's file name and bytes.

@@ -49,9 +49,9 @@ fn stdout_failed(err: std::io::Error) -> ! {
 
 /// Run sandboxed WebAssembly tools for LLM agents.
 ///
-/// Tools come from --tools-dir (or TOOLCELL_TOOLS_DIR); without either, from the seven
+/// Tools come from --tools-dir (or TOOLCELL_TOOLS_DIR); without either, from the eight
 /// standard tools built into this binary (calculator, json_query, regex, datetime,
-/// unit_convert, http_fetch, files). A NAME|FILE argument that names a `.wasm` file loads just that file.
+/// unit_convert, http_fetch, files, python). A NAME|FILE argument that names a `.wasm` file loads just that file.
 #[derive(Debug, Parser)]
 #[command(name = "toolcell", version, propagate_version = true)]
 struct Cli {
@@ -874,7 +874,16 @@ async fn load(source: Source<'_>, file: Option<&Path>, grants: Option<(&str, &Gr
 /// A runtime builder over one file, a tools folder, or the built-in tools, with the policy
 /// and `grants` for one tool.
 fn builder(source: Source<'_>, file: Option<&Path>, grants: Option<(&str, &Grants)>) -> RuntimeBuilder {
-    let mut builder = Runtime::builder().policy(source.policy.clone());
+    let builtin = file.is_none() && source.tools_dir.is_none();
+    let mut builder = Runtime::builder().policy(if builtin {
+        // The built-in tools come with their policy (the interpreter's limits), with the
+        // operator's over it; a tools folder has its own toolcell.toml.
+        let mut policy = builtin_policy();
+        policy.merge(source.policy.clone());
+        policy
+    } else {
+        source.policy.clone()
+    });
     if let Some(bytes) = source.call_memory_bytes {
         let mut limits = Limits::default();
         limits.memory_bytes = limits.memory_bytes.max(bytes);
@@ -896,6 +905,12 @@ fn builder(source: Source<'_>, file: Option<&Path>, grants: Option<(&str, &Grant
             .iter()
             .fold(builder, |builder, (file, bytes)| builder.component_bytes(format!("builtin:{file}"), *bytes)),
     }
+}
+
+/// [`toolcell_tools::POLICY`], which a test of this crate parses.
+fn builtin_policy() -> Policy {
+    Policy::parse(toolcell_tools::POLICY, Path::new("."))
+        .unwrap_or_else(|problems| unreachable!("the built-in tools' policy is checked by a test: {problems:?}"))
 }
 
 fn warn_diagnostics(runtime: &Runtime) {
@@ -931,5 +946,18 @@ fn cut(text: &str, max_chars: usize) -> String {
     } else {
         let cut: String = text.chars().take(max_chars - 1).collect();
         format!("{}…", cut.trim_end())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_builtin_policy_parses_and_grants_nothing() {
+        let policy = super::builtin_policy();
+        let tools: Vec<_> = policy.tools().map(|(tool, _)| tool).collect();
+        assert_eq!(tools, ["python"]);
+        let python = policy.grants("python").unwrap();
+        assert!(python.is_empty(), "{python:?}");
+        assert!(python.limits.fuel.is_some() && python.limits.memory_bytes.is_some());
     }
 }

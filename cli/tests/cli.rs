@@ -39,7 +39,10 @@ fn list_json_has_definitions_and_diagnostics() {
     let listed: Value = serde_json::from_slice(&output.stdout).unwrap();
     let names: Vec<&str> =
         listed["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["calculator", "datetime", "files", "http_fetch", "json_query", "regex", "unit_convert"]);
+    assert_eq!(
+        names,
+        ["calculator", "datetime", "files", "http_fetch", "json_query", "python", "regex", "unit_convert"]
+    );
     let files = &listed["tools"][2];
     assert_eq!(files["requested"]["directories"], json!([{"guest_path": "/workspace", "writable": false}]));
     assert_eq!(files["granted"]["dirs"], json!([]));
@@ -620,7 +623,7 @@ fn schema_and_list_print_provider_formats() {
 
     let output = toolcell().args(["list", "--format", "gemini"]).output().unwrap();
     let tools: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(tools[0]["functionDeclarations"].as_array().unwrap().len(), 7);
+    assert_eq!(tools[0]["functionDeclarations"].as_array().unwrap().len(), 8);
 
     toolcell()
         .args(["list", "--format", "openia"])

@@ -3,11 +3,13 @@
 //! standard tool may crash or break its output contract.
 //!
 //! The first byte picks what the rest becomes. Below 128: the whole arguments text of one of
-//! the seven tools, sent as JSON text and, when it parses, as an already-parsed value too
+//! the seven Rust tools, sent as JSON text and, when it parses, as an already-parsed value too
 //! (the two ways a model's arguments arrive). From 128: the value of one string field in
 //! otherwise valid arguments (a calculator expression, a regex pattern, a date), so that
 //! most inputs get past validation and run inside the tool. `files` may read the seed folder
-//! `seeds/wat` as `/workspace`; `http_fetch` is granted no host.
+//! `seeds/wat` as `/workspace`; `http_fetch` is granted no host. `python` is left out: what
+//! a program does is the program's (a deeply nested one may overflow the stack), and its
+//! interpreter is CPython's, fuzzed upstream.
 
 #![no_main]
 
@@ -58,7 +60,9 @@ static FIXTURE: LazyLock<Fixture> = LazyLock::new(|| {
     // compiles it, so after `cargo test` the tools come from there rather than from the
     // instrumented, debug-asserting Cranelift of this build (about 40 s).
     let cache = concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp/compile-cache");
-    let builder = Runtime::builder().tools_dir(toolcell_tools::DIR).compile_cache(cache);
+    let builder = TOOLS.iter().fold(Runtime::builder().compile_cache(cache), |builder, tool| {
+        builder.component_file(format!("{}/{tool}.wasm", toolcell_tools::DIR))
+    });
     let builder = TOOLS.iter().fold(builder, |builder, tool| builder.tool_limits(*tool, limits));
     let workspace = concat!(env!("CARGO_MANIFEST_DIR"), "/seeds/wat");
     let builder = builder.grant("files", Grants::new().dir(DirGrant::read_only(workspace, "/workspace")));

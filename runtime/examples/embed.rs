@@ -10,7 +10,7 @@ use toolcell_runtime::{Format, LimitOverrides, Runtime, ToolCall};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // The seven standard tools, built by the `toolcell-tools` crate. In an application this
+    // The eight standard tools, built by the `toolcell-tools` crate. In an application this
     // is the folder you drop `.wasm` tools into.
     let runtime = Runtime::builder()
         .tools_dir(toolcell_tools::DIR)

@@ -1,5 +1,6 @@
 //! The wasmtime engine every tool shares, and the ticker that drives its epoch.
 
+use std::num::NonZeroUsize;
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -35,9 +36,29 @@ const TABLES_PER_CALL: u32 = 8;
 /// Enough for the standard tools' memories (1.1-1.7 MiB), so none of them unmaps per call.
 const KEEP_RESIDENT_BYTES: usize = 2 << 20;
 
+/// The most native stack a guest's wasm may use (wasmtime's default is 512 KiB). Wasm code
+/// has a second stack, in linear memory, that guest runtimes check their recursion against;
+/// this native one is invisible to them. CPython checks its 1 MiB linear stack, and each of
+/// its C frames can take 30 times as much native stack: at 512 KiB a Python function that
+/// recursed through `map` or `sorted` to its recursion limit (1000) crashed, from 2 MiB it
+/// raised `RecursionError`. 8 MiB leaves a margin of four; a deeper recursion traps as
+/// `stack_overflow`, the host unharmed. It is host memory outside the memory limit, touched
+/// only as deep as a call recurses.
+const MAX_WASM_STACK: usize = 8 << 20;
+/// Stack for the host functions a guest calls, above the guest's own (wasmtime's default).
+const HOST_STACK: usize = 1536 << 10;
+/// Frames a trap's backtrace keeps (wasmtime's default, made explicit: the classification
+/// of a runaway recursion relies on it).
+pub(crate) const BACKTRACE_FRAMES: usize = 20;
+
 pub(crate) fn new_engine(pooling: Option<Pooling>) -> wasmtime::Result<Engine> {
     let mut config = Config::new();
-    config.consume_fuel(true).epoch_interruption(true);
+    config
+        .consume_fuel(true)
+        .epoch_interruption(true)
+        .max_wasm_stack(MAX_WASM_STACK)
+        .async_stack_size(MAX_WASM_STACK + HOST_STACK)
+        .wasm_backtrace_max_frames(NonZeroUsize::new(BACKTRACE_FRAMES));
     if let Some(Pooling { slots, instances_per_call, max_memory_bytes }) = pooling {
         let calls = slots.saturating_mul(instances_per_call);
         let mut pool = PoolingAllocationConfig::default();

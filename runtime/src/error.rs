@@ -343,18 +343,25 @@ impl fmt::Display for CallError {
                 human_bytes(*limit_bytes)
             ),
             Self::Crashed { reason } => {
-                let how = match reason {
-                    CrashReason::Panic => "panicked",
-                    CrashReason::Abort => "aborted",
-                    CrashReason::StackOverflow => "overflowed its stack",
-                    CrashReason::Fault => "hit a memory fault",
-                    CrashReason::Exit => "exited the process instead of returning a result",
-                };
-                write!(
-                    f,
-                    "The tool crashed (it {how}). This is a bug in the tool, not a problem with your \
-                     arguments; try a different approach or another tool."
-                )
+                const BUG: &str = "This is a bug in the tool, not a problem with your arguments; \
+                                   try a different approach or another tool.";
+                match reason {
+                    CrashReason::Panic => write!(f, "The tool crashed (it panicked). {BUG}"),
+                    CrashReason::Abort => write!(f, "The tool crashed (it aborted). {BUG}"),
+                    CrashReason::Fault => write!(f, "The tool crashed (it hit a memory fault). {BUG}"),
+                    CrashReason::Exit => {
+                        write!(f, "The tool crashed (it exited the process instead of returning a result). {BUG}")
+                    }
+                    // Deep recursion may be driven by the arguments: deeply nested data, or a
+                    // program (for a tool that runs code) that recurses.
+                    CrashReason::StackOverflow => write!(
+                        f,
+                        "The tool crashed (it overflowed its stack): it recursed too deeply. If your \
+                         arguments nest deeply (data, or a program that recurses), make them shallower \
+                         and call again; otherwise this is a bug in the tool: try a different approach \
+                         or another tool."
+                    ),
+                }
             }
             Self::OutputTooLarge { size, limit } => write!(
                 f,

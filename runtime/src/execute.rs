@@ -14,6 +14,7 @@ use crate::bindings::annotations::{AnnotationsExportPre, ToolAnnotations};
 use crate::bindings::capabilities::{CapabilityRequest, CapabilityRequestsPre};
 use crate::bindings::{CallContext, ToolCorePre, ToolError, ToolMetadata};
 use crate::call::Diagnostics;
+use crate::engine::BACKTRACE_FRAMES;
 use crate::error::{CallError, CrashReason};
 use crate::http::HttpEvents;
 use crate::limits::Limits;
@@ -220,6 +221,9 @@ fn classify(failure: &Failure, sandbox: &Sandbox, stderr: &str, limits: &Limits)
         Some(Trap::Interrupt) => timeout(limits),
         Some(Trap::OutOfFuel) => CallError::FuelExhausted { limit: limits.fuel },
         Some(Trap::StackOverflow) => CallError::Crashed { reason: CrashReason::StackOverflow },
+        Some(Trap::MemoryOutOfBounds) if runaway_recursion(err) => {
+            CallError::Crashed { reason: CrashReason::StackOverflow }
+        }
         Some(Trap::UnreachableCodeReached) if panicked => CallError::Crashed { reason: CrashReason::Panic },
         Some(Trap::UnreachableCodeReached) => CallError::Crashed { reason: CrashReason::Abort },
         // Exiting, even with status 0, ends the call without a result.
@@ -230,6 +234,22 @@ fn classify(failure: &Failure, sandbox: &Sandbox, stderr: &str, limits: &Limits)
         // ABI when lifted): the instance did something invalid.
         Some(_) | None => CallError::Crashed { reason: CrashReason::Fault },
     }
+}
+
+/// Whether a trap's backtrace is a runaway recursion: as deep as wasmtime records (20
+/// frames), all of them a cycle of at most four functions. A guest whose own stack is in
+/// linear memory (Rust, C) overflows it before the native stack when its frames are small
+/// there: the stack pointer runs below address 0 and the next write is out of bounds, so the
+/// trap is a memory fault, not [`Trap::StackOverflow`].
+fn runaway_recursion(err: &wasmtime::Error) -> bool {
+    const MAX_CYCLE: usize = 4;
+    let Some(backtrace) = err.downcast_ref::<wasmtime::WasmBacktrace>() else {
+        return false;
+    };
+    let frames = backtrace.frames();
+    let function = |i: usize| (frames[i].module().name(), frames[i].func_index());
+    frames.len() >= BACKTRACE_FRAMES
+        && (1..=MAX_CYCLE).any(|cycle| (cycle..frames.len()).all(|i| function(i) == function(i - cycle)))
 }
 
 /// Failures the host raised rather than the guest: a capability the tool lacks, a host

@@ -34,7 +34,7 @@ pub const CALLABLE_GUESTS: &[&str] = &[
     toolcell_tests::TABLE_BOMB,
 ];
 
-/// A runtime over [`CALLABLE_GUESTS`] and the seven standard tools, shared by every test.
+/// A runtime over [`CALLABLE_GUESTS`] and the eight standard tools, shared by every test.
 pub fn runtime() -> &'static Runtime {
     static RUNTIME: OnceLock<Runtime> = OnceLock::new();
     RUNTIME.get_or_init(|| {

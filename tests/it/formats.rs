@@ -6,8 +6,8 @@ use toolcell_runtime::Format;
 
 use crate::common::runtime;
 
-const STANDARD_TOOLS: [&str; 7] =
-    ["calculator", "datetime", "files", "http_fetch", "json_query", "regex", "unit_convert"];
+const STANDARD_TOOLS: [&str; 8] =
+    ["calculator", "datetime", "files", "http_fetch", "json_query", "python", "regex", "unit_convert"];
 
 #[test]
 fn every_standard_tool_exports_in_every_format() {

@@ -14,6 +14,7 @@ mod loading;
 mod messages;
 mod metrics;
 mod pooling;
+mod python;
 mod reload;
 mod sdk_guests;
 mod soak;

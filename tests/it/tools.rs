@@ -1,12 +1,12 @@
-//! The seven standard tools, end to end through the runtime.
+//! The standard tools, end to end through the runtime (`python` has its own file).
 
 use serde_json::json;
 
 use crate::common::{call, kind, runtime, value};
 
 #[tokio::test]
-async fn all_seven_standard_tools_load_with_valid_definitions() {
-    for name in ["calculator", "json_query", "regex", "datetime", "unit_convert", "http_fetch", "files"] {
+async fn all_eight_standard_tools_load_with_valid_definitions() {
+    for name in ["calculator", "json_query", "regex", "datetime", "unit_convert", "http_fetch", "files", "python"] {
         let definition = runtime().definition(name).unwrap_or_else(|| panic!("{name} is loaded"));
         assert_eq!(definition.version, "1.0.0");
         assert_eq!(definition.parameters["type"], "object");
@@ -25,6 +25,7 @@ async fn the_standard_tools_declare_a_title_and_truthful_hints() {
         ("unit_convert", "Unit Converter", true, true, false),
         ("http_fetch", "Fetch URL", true, true, true),
         ("files", "Files", true, true, false),
+        ("python", "Python", true, true, false),
     ];
     for (name, title, read_only, idempotent, open_world) in expected {
         let definition = runtime().definition(name).unwrap_or_else(|| panic!("{name} is loaded"));

@@ -14,7 +14,7 @@ from pathlib import Path
 # The line `toolcell serve --transport http` prints on stderr once it listens.
 SERVING = re.compile(r"serving (\d+) tools over MCP at (http://\S+/mcp)")
 
-# A cold compile of the seven built-in tools takes about 20 s on a 2-core machine.
+# A cold compile of the eight built-in tools takes about 30 s on a 2-core machine.
 WARM_TIMEOUT_S = 300
 START_TIMEOUT_S = 60
 

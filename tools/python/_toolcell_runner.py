@@ -21,6 +21,12 @@ MAX_STREAM_CHARS = 64 * 1024
 MAX_TRACEBACK_ENTRIES = 12
 
 
+# What programs made, never freed: the instance is thrown away after the call anyway, and
+# freeing a deeply nested value (a linked list of 100,000 tuples) recurses in C, past the
+# wasm stack, where CPython's recursion checks (of its other, linear-memory stack) do not see.
+_KEPT = []
+
+
 class ProgramSyntaxError(Exception):
     """The code does not compile; `message` says where and why, for the model."""
 
@@ -93,6 +99,13 @@ def compile_program(code):
         raise ProgramSyntaxError(_describe_syntax_error(err), err.lineno, err.offset) from None
     except ValueError as err:  # e.g. a NUL character in the source
         raise ProgramSyntaxError(f"`code` cannot be compiled: {err}", None, None) from None
+    except (MemoryError, RecursionError) as err:  # the parser's or compiler's nesting limit
+        raise ProgramSyntaxError(
+            f"`code` nests too deeply to compile ({err}): use fewer nested brackets or "
+            "expressions, e.g. build a deep value in a loop",
+            None,
+            None,
+        ) from None
     return body, final
 
 
@@ -134,8 +147,13 @@ def run(code, body, final, names):
         exception = err
     finally:
         sys.stdout, sys.stderr = saved
-    namespace.clear()  # drop what the program made before formatting (after a MemoryError)
+    if isinstance(exception, MemoryError):
+        namespace.clear()  # free what the program made, so formatting the error has memory
+    else:
+        _KEPT.append((namespace, value, exception))
     text, line = format_exception(exception) if exception is not None else ("", None)
+    if isinstance(exception, MemoryError):
+        exception.__traceback__ = None  # and the frames' locals
     return Outcome(
         stdout=stdout.text(),
         stderr=stderr.text(),
@@ -159,7 +177,6 @@ def format_exception(exception):
         frames = frames[-MAX_TRACEBACK_ENTRIES:]
     lines += traceback.format_list(frames)
     lines += traceback.format_exception_only(type(exception), exception)
-    exception.__traceback__ = None
     return "".join(lines).replace('File "<program>", ', ""), line
 
 

@@ -6,7 +6,11 @@ operator grants a directory, no environment, no subprocesses or threads, under t
 fuel, memory and time limits.
 """
 
-import math  # noqa: F401  pre-imported, so a program's first import of these costs nothing
+# The standard library a program can import: only the modules imported here, at build time,
+# are in the component (its interpreter has no files to import others from), and importing
+# them again costs a program nothing. Absent on purpose: socket, subprocess, threading's
+# threads, ctypes, and zoneinfo (there is no time-zone database; the datetime tool has one).
+import math  # noqa: F401
 import statistics  # noqa: F401
 import re  # noqa: F401
 import datetime  # noqa: F401
@@ -31,7 +35,6 @@ import base64  # noqa: F401
 import hashlib  # noqa: F401
 import uuid  # noqa: F401
 import calendar  # noqa: F401
-import zoneinfo  # noqa: F401
 import difflib  # noqa: F401
 import unicodedata  # noqa: F401
 import html  # noqa: F401
@@ -41,6 +44,30 @@ import struct  # noqa: F401
 import time  # noqa: F401
 import random  # noqa: F401
 import json  # noqa: F401
+import fnmatch  # noqa: F401
+import shlex  # noqa: F401
+import graphlib  # noqa: F401
+import secrets  # noqa: F401
+import gzip  # noqa: F401
+import zlib  # noqa: F401
+import binascii  # noqa: F401
+import ipaddress  # noqa: F401
+import colorsys  # noqa: F401
+import hmac  # noqa: F401
+import html.parser  # noqa: F401
+import xml.etree.ElementTree  # noqa: F401
+import sqlite3  # noqa: F401
+import queue  # noqa: F401
+import pathlib  # noqa: F401
+import glob  # noqa: F401
+import types  # noqa: F401
+import numbers  # noqa: F401
+import cmath  # noqa: F401
+import contextlib  # noqa: F401
+import abc  # noqa: F401
+import weakref  # noqa: F401
+import tomllib  # noqa: F401
+import reprlib
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -100,10 +127,10 @@ def python(
     """Run a Python 3 program in a fresh sandboxed interpreter; returns its stdout, stderr
     and the value of its final expression (as a notebook shows it), or the exception that
     ended it with a traceback. Use it to compute, parse, transform and summarize data. The
-    standard library is there (math, statistics, re, json, datetime, collections,
-    itertools, decimal, fractions, csv, random, ...); there is no network, no files, no
-    subprocess, no threads, and no packages beyond the standard library. `random` is seeded
-    from the call, so a run repeats. Tools the operator allows are functions of `tools`,
+    common pure-Python standard library is there (math, statistics, re, json, datetime,
+    collections, itertools, decimal, fractions, csv, sqlite3 in memory, random, ...); there
+    is no network, no files, no subprocess, no threads, no time-zone database, and no
+    packages beyond these. `random` is seeded from the call, so a run repeats. Tools the operator allows are functions of `tools`,
     e.g. `tools.calculator(expression="2 + 2")`; `print(tools)` lists them.
 
     Args:
@@ -143,9 +170,19 @@ def python(
     )
 
 
+# The repr of a final value that is not plain data. Its recursion into lists, dicts and the
+# like is Python's and stops at a depth, where the builtin repr recurses in C and can
+# overflow the wasm stack on a deeply nested value.
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 50
+for _kind in ("tuple", "list", "array", "dict", "set", "frozenset", "deque"):
+    setattr(_REPR, f"max{_kind}", 10_000)
+_REPR.maxstring = _REPR.maxlong = _REPR.maxother = runner.MAX_STREAM_CHARS
+
+
 def _repr(value):
     try:
-        text = repr(value)
+        text = _REPR.repr(value)
     except Exception as err:  # noqa: BLE001 - a broken __repr__ is the program's
         return f"<{type(value).__name__} whose repr failed: {type(err).__name__}>"
     return text if len(text) <= runner.MAX_STREAM_CHARS else text[: runner.MAX_STREAM_CHARS] + "…"

@@ -30,7 +30,7 @@ async fn a_session_client_lists_and_calls() {
     let server = HttpServer::start(&[]).await;
     let client = client(&server.url).await;
     assert_eq!(client.peer_info().unwrap().protocol_version.as_str(), "2025-11-25");
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 7);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 8);
     let result = client.call_tool(call("calculator", json!({"expression": "6 * 7"}))).await.unwrap();
     assert_eq!(result.structured_content, Some(json!({"value": 42.0})));
     let failed = client.call_tool(call("calculator", json!({"expression": "6 *"}))).await.unwrap();
@@ -44,7 +44,7 @@ async fn a_2026_07_28_client_discovers_and_calls_without_a_session() {
     let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
     let client = client_with(StreamableHttpClientTransportConfig::with_uri(server.url.clone()), lifecycle).await;
     let tools = client.list_all_tools().await.unwrap();
-    assert_eq!(tools.len(), 7);
+    assert_eq!(tools.len(), 8);
     let result =
         client.call_tool(call("unit_convert", json!({"value": 1, "from": "kilometer", "to": "meter"}))).await.unwrap();
     assert_eq!(result.structured_content.unwrap()["value"], json!(1000.0));
@@ -220,7 +220,7 @@ async fn with_a_token_requests_without_it_get_401_and_with_it_are_served() {
     let mut config = StreamableHttpClientTransportConfig::with_uri(url);
     config = config.auth_header(TOKEN);
     let client = client_with(config, ClientLifecycleMode::Initialize).await;
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 7);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 8);
     client.cancel().await.unwrap();
 }
 

@@ -14,7 +14,10 @@ async fn lists_every_tool_in_name_order_with_the_schemas_the_runtime_validates()
     let client = stdio_client(&[]).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
-    assert_eq!(names, ["calculator", "datetime", "files", "http_fetch", "json_query", "regex", "unit_convert"]);
+    assert_eq!(
+        names,
+        ["calculator", "datetime", "files", "http_fetch", "json_query", "python", "regex", "unit_convert"]
+    );
 
     let listed = std::process::Command::new(crate::common::TOOLCELL).args(["list", "--json"]).output().unwrap();
     let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();

@@ -39,7 +39,7 @@ async def test_tools_load_and_calls_return_results_or_errors_for_the_model(clien
         ok = await calculator.ainvoke(_tool_call("1", {"expression": "2+2"}))
         failed = await calculator.ainvoke(_tool_call("2", {"expr": "2+2"}))
 
-    assert sorted(tools) == ["calculator", "datetime", "files", "http_fetch", "json_query", "regex", "unit_convert"]
+    assert sorted(tools) == ["calculator", "datetime", "files", "http_fetch", "json_query", "python", "regex", "unit_convert"]
     assert "expression" in calculator.args
 
     assert isinstance(ok, ToolMessage) and ok.status == "success"

@@ -42,18 +42,23 @@ class Phoenix:
 
     def spans(self, project: str, trace_id: str, count: int) -> list[dict]:
         """The spans of one trace in one project, once `count` of them are stored."""
+        return self.find_spans(project, count, trace_id=trace_id)
+
+    def find_spans(self, project: str, count: int, **query: str) -> list[dict]:
+        """The spans of one project that match `query`, once `count` of them are stored:
+        Phoenix stores what it receives a moment later, more so on a busy machine."""
         deadline = time.monotonic() + VISIBLE_TIMEOUT_S
         spans: list[dict] = []
         while time.monotonic() < deadline:
             try:
-                spans = self.get(f"/v1/projects/{project}/spans", trace_id=trace_id, limit="100")["data"]
+                spans = self.get(f"/v1/projects/{project}/spans", limit="100", **query)["data"]
             except urllib.error.HTTPError as error:
                 if error.code != 404:  # 404 until the project's first span is stored
                     raise
             if len(spans) >= count:
                 return spans
             time.sleep(0.1)
-        raise AssertionError(f"Phoenix holds {len(spans)} of {count} spans of trace {trace_id} in {project}: {spans}")
+        raise AssertionError(f"Phoenix holds {len(spans)} of {count} spans matching {query} in {project}: {spans}")
 
 
 @pytest.fixture(scope="session")

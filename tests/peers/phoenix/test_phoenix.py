@@ -70,8 +70,7 @@ def test_invoke_sends_openinference_tool_spans_over_http(phoenix):
     assert bad["attributes"]["toolcell.error.retryable"] is True
     assert bad["attributes"]["output.mime_type"] == "text/plain"
 
-    loads = phoenix.get(f"/v1/projects/{project}/spans", name="toolcell.load", limit="10")["data"]
-    assert loads, "each invoke's load is a span"
+    loads = phoenix.find_spans(project, 1, name="toolcell.load")
     attributes = loads[0]["attributes"]
     # `invoke calculator` loads only calculator.wasm.
     assert attributes["toolcell.tools.count"] == 1, json.dumps(attributes, indent=1)[:3000]
@@ -172,7 +171,7 @@ def test_one_agent_run_is_one_trace_of_llm_and_tool_spans(phoenix):
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "A marathon is 26.22 miles; two are 84.39 km."
 
-    [agent] = phoenix.get(f"/v1/projects/{project}/spans", span_kind="AGENT", limit="10")["data"]
+    [agent] = phoenix.find_spans(project, 1, span_kind="AGENT")
     spans = phoenix.spans(project, agent["context"]["trace_id"], 7)
     children = sorted((span["span_kind"], span["name"], span["status_code"]) for span in spans
                       if span["parent_id"] == agent["context"]["span_id"])

@@ -22,7 +22,7 @@ MODES = ["legacy", "auto", "2026-07-28"]
 # What each mode negotiates with toolcell.
 NEGOTIATED = {"legacy": "2025-11-25", "auto": "2026-07-28", "2026-07-28": "2026-07-28"}
 
-BUILT_IN_TOOLS = ["calculator", "datetime", "files", "http_fetch", "json_query", "regex", "unit_convert"]
+BUILT_IN_TOOLS = ["calculator", "datetime", "files", "http_fetch", "json_query", "python", "regex", "unit_convert"]
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -26,7 +26,7 @@ from pydantic import TypeAdapter
 
 from toolcell_server import toolcell_bin
 
-TOOLS = ["calculator", "datetime", "files", "http_fetch", "json_query", "regex", "unit_convert"]
+TOOLS = ["calculator", "datetime", "files", "http_fetch", "json_query", "python", "regex", "unit_convert"]
 FORMATS = [
     "openai",
     "openai-strict",

@@ -1,0 +1,343 @@
+//! The `python` standard tool end to end: real programs, the errors a model makes and reads,
+//! containment (each hostile program followed by a correct one), and code mode through the
+//! interpreter, where a program calls other tools as functions.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use toolcell_runtime::{CallError, CrashReason, EnvGrant, Grants, LimitOverrides, Runtime, ToolCall, ToolOutput};
+
+use crate::common::{COMPILE_CACHE, call, call_with, kind, runtime, value};
+use crate::containment::benign_call_is_correct;
+
+/// Runs `code` with `inputs` in the shared runtime; the program's run (`ok`, `stdout`,
+/// `value`, `error`, ...).
+async fn run_with(code: &str, inputs: Value) -> Value {
+    value(&call("python", json!({"code": code, "inputs": inputs})).await)
+}
+
+async fn run(code: &str) -> Value {
+    run_with(code, Value::Null).await
+}
+
+/// The run of a program that raised: its `error` (`type`, `message`, `line`, `traceback`).
+async fn raised(code: &str) -> Value {
+    let run = run(code).await;
+    assert_eq!(run["ok"], false, "{run:#}");
+    run["error"].clone()
+}
+
+/// After a hostile program: a fresh interpreter runs the next one correctly, and other
+/// tools are unharmed.
+async fn next_program_is_correct() {
+    let run = run("print(6 * 7)\nsorted({'b': 1, 'a': 2})").await;
+    assert_eq!((&run["stdout"], &run["value"]), (&json!("42\n"), &json!(["a", "b"])), "{run:#}");
+    benign_call_is_correct(runtime()).await;
+}
+
+#[tokio::test]
+async fn arithmetic_and_exact_numbers() {
+    let run = run("from fractions import Fraction\nfrom decimal import Decimal\n\
+                   total = sum(i * i for i in range(1, 101))\nprint(total, Decimal('0.1') + Decimal('0.2'))\n\
+                   Fraction(1, 3) + Fraction(1, 6)")
+    .await;
+    assert_eq!(run["ok"], true, "{run:#}");
+    assert_eq!(run["stdout"], "338350 0.3\n");
+    // Not plain JSON: shown as its repr, with its type.
+    assert_eq!((&run["value"], &run["value_type"]), (&json!("Fraction(1, 2)"), &json!("Fraction")));
+}
+
+#[tokio::test]
+async fn string_processing_on_inputs() {
+    let text = "The cat saw the dog. The dog ran!";
+    let code = "import re, collections\nwords = re.findall(r'[a-z]+', inputs.lower())\n\
+                collections.Counter(words).most_common(2)";
+    let run = run_with(code, json!(text)).await;
+    assert_eq!(run["value"], json!([["the", 3], ["dog", 2]]), "{run:#}");
+    assert_eq!(run["value_type"], "list");
+}
+
+#[tokio::test]
+async fn a_csv_summary() {
+    let csv = "region,product,units,price\nnorth,tea,3,2.50\nsouth,tea,1,2.50\nnorth,cake,2,4.00\nsouth,jam,5,3.20\n";
+    let code = r#"
+import csv, io, statistics
+from collections import defaultdict
+
+revenue = defaultdict(float)
+units = []
+for row in csv.DictReader(io.StringIO(inputs)):
+    revenue[row["region"]] += int(row["units"]) * float(row["price"])
+    units.append(int(row["units"]))
+print(f"{len(units)} rows, median units {statistics.median(units)}")
+{region: round(total, 2) for region, total in sorted(revenue.items())}
+"#;
+    let run = run_with(code, json!(csv)).await;
+    assert_eq!(run["stdout"], "4 rows, median units 2.5\n", "{run:#}");
+    assert_eq!(run["value"], json!({"north": 15.5, "south": 18.5}));
+}
+
+#[tokio::test]
+async fn dates() {
+    let code = "from datetime import date, timedelta\nleap = (date(2024, 3, 1) - date(2024, 2, 1)).days\n\
+                [leap, date(2026, 11, 24).strftime('%A'), (date(2026, 1, 31) + timedelta(days=30)).isoformat()]";
+    assert_eq!(run(code).await["value"], json!([29, "Tuesday", "2026-03-02"]));
+}
+
+#[tokio::test]
+async fn in_memory_sqlite_and_xml_are_there() {
+    let code = "import sqlite3, xml.etree.ElementTree as ET\ndb = sqlite3.connect(':memory:')\n\
+                db.execute('create table t (n integer)')\ndb.executemany('insert into t values (?)', [(i,) for i in range(10)])\n\
+                [db.execute('select sum(n) from t').fetchone()[0], ET.fromstring('<a><b>hi</b></a>').find('b').text]";
+    assert_eq!(run(code).await["value"], json!([45, "hi"]));
+}
+
+#[tokio::test]
+async fn a_program_without_a_final_expression_has_no_value() {
+    let run = run("x = 1\nprint('done')").await;
+    assert_eq!((&run["ok"], &run["value"], &run["value_type"]), (&json!(true), &Value::Null, &Value::Null));
+}
+
+#[tokio::test]
+async fn random_is_seeded_from_the_call_so_a_run_repeats() {
+    let code = "import random\n[random.random(), random.randint(1, 10**9)]";
+    let first = run(code).await["value"].clone();
+    assert_eq!(run(code).await["value"], first, "the same call repeats");
+    assert_ne!(run_with(code, json!(1)).await["value"], first, "other arguments, other numbers");
+}
+
+#[tokio::test]
+async fn output_past_the_bound_is_dropped_and_counted() {
+    let run = run("print('x' * 100_000)").await;
+    assert_eq!(run["stdout"].as_str().unwrap().len(), 64 * 1024);
+    assert_eq!(run["dropped_chars"], 100_001 - 64 * 1024);
+}
+
+#[tokio::test]
+async fn a_syntax_error_is_the_models_to_fix_with_line_and_column() {
+    let output = call("python", json!({"code": "total = 0\nfor x in [1, 2]\n    total += x"})).await;
+    assert_eq!(kind(&output), "rejected_arguments", "{output:#?}");
+    let message = &output.content;
+    assert!(message.contains("line 2, column 16: expected ':'"), "{message}");
+    assert!(message.contains("for x in [1, 2]"), "shows the line: {message}");
+    assert!(message.contains("Change the arguments"), "{message}");
+}
+
+#[tokio::test]
+async fn an_exception_is_a_result_with_a_traceback_of_the_programs_lines_only() {
+    let error = raised("def mean(xs):\n    return sum(xs) / len(xs)\n\nmean([])").await;
+    assert_eq!(error["type"], "ZeroDivisionError");
+    assert_eq!(error["message"], "division by zero");
+    assert_eq!(error["line"], 2);
+    let traceback = error["traceback"].as_str().unwrap();
+    assert!(traceback.contains("line 4, in <module>") && traceback.contains("line 2, in mean"), "{traceback}");
+    assert!(traceback.contains("return sum(xs) / len(xs)"), "shows the source line: {traceback}");
+    for leak in ["/", ".py", "toolcell", "File "] {
+        assert!(!traceback.replace("sum(xs) / len(xs)", "").contains(leak), "{leak:?} in {traceback}");
+    }
+}
+
+#[tokio::test]
+async fn a_busy_loop_is_stopped_by_fuel() {
+    let output =
+        call_with("python", json!({"code": "while True: pass"}), LimitOverrides::new().fuel(2_000_000_000)).await;
+    assert_eq!(output.error, Some(CallError::FuelExhausted { limit: 2_000_000_000 }), "{output:#?}");
+    next_program_is_correct().await;
+}
+
+#[tokio::test]
+async fn a_memory_bomb_is_a_memory_error_in_the_program() {
+    for bomb in ["x = [0] * 10**9", "chunks = []\nwhile True:\n    chunks.append('a' * 10**6)"] {
+        let error = raised(bomb).await;
+        assert_eq!(error["type"], "MemoryError", "{bomb}: {error:#}");
+        next_program_is_correct().await;
+    }
+}
+
+#[tokio::test]
+async fn deep_recursion_is_a_recursion_error_in_the_program() {
+    // Pure Python, and through C (map, sorted's key): both stop at the recursion limit.
+    for code in [
+        "def f(n): return f(n + 1)\nf(0)",
+        "def f(n): return list(map(f, [n + 1]))\nf(0)",
+        "def f(n): return sorted([1, 2], key=lambda k: f(n + 1))\nf(0)",
+    ] {
+        let error = raised(code).await;
+        assert_eq!(error["type"], "RecursionError", "{code}: {error:#}");
+        assert!(error["traceback"].as_str().unwrap().contains("earlier calls left out"), "{error:#}");
+    }
+    next_program_is_correct().await;
+}
+
+#[tokio::test]
+async fn a_long_linked_structure_is_built_walked_and_left() {
+    // Freeing it would recurse in C once per link, past the wasm stack: the program's
+    // objects are left to the instance, which is thrown away.
+    let code = "node = None\nfor i in range(100_000):\n    node = (i, node)\nn = 0\nwhile node:\n    n += node[0]\n    \
+                node = node[1]\nnested = []\nfor _ in range(100_000):\n    nested = [nested]\nn";
+    assert_eq!(run(code).await["value"], 4_999_950_000_u64);
+}
+
+#[tokio::test]
+async fn recursion_in_c_past_the_wasm_stack_is_a_clean_crash_the_model_can_act_on() {
+    // (json.dumps of such a list raises RecursionError: CPython's own check comes first.)
+    let code = "import json\njson.loads('[' * 100_000 + ']' * 100_000)";
+    let output = call("python", json!({ "code": code })).await;
+    assert_eq!(output.error, Some(CallError::Crashed { reason: CrashReason::StackOverflow }), "{output:#?}");
+    assert!(output.content.contains("make them shallower"), "{}", output.content);
+    next_program_is_correct().await;
+}
+
+#[tokio::test]
+async fn source_nested_too_deeply_to_parse_is_rejected() {
+    let code = format!("x = {}1{}", "(".repeat(3000), ")".repeat(3000));
+    let output = call("python", json!({ "code": code })).await;
+    assert_eq!(kind(&output), "rejected_arguments", "{output:#?}");
+    assert!(output.content.contains("nests too deeply"), "{}", output.content);
+    next_program_is_correct().await;
+}
+
+#[tokio::test]
+async fn no_sockets_processes_threads_host_files_or_environment() {
+    let cases = [
+        ("import socket", "ModuleNotFoundError"),
+        ("import subprocess", "ModuleNotFoundError"),
+        ("import ctypes", "ModuleNotFoundError"),
+        ("import numpy", "ModuleNotFoundError"),
+        ("import threading\nthreading.Thread(target=print).start()", "RuntimeError"),
+        ("open('/etc/passwd').read()", "FileNotFoundError"),
+        ("import os\nos.listdir('/')", "FileNotFoundError"),
+    ];
+    for (code, expected) in cases {
+        let error = raised(code).await;
+        assert_eq!(error["type"], expected, "{code}: {error:#}");
+        next_program_is_correct().await;
+    }
+    assert_eq!(run("import os\ndict(os.environ)").await["value"], json!({}), "no environment");
+}
+
+#[tokio::test]
+async fn the_interpreter_has_limits_of_its_own_from_the_standard_policy() {
+    let limits = runtime().limits("python").unwrap();
+    assert_eq!(
+        (limits.fuel, limits.timeout, limits.memory_bytes),
+        (30_000_000_000, Duration::from_secs(10), 128 << 20)
+    );
+    let calculator = runtime().limits("calculator").unwrap();
+    assert_eq!(calculator.fuel, 10_000_000_000, "the other tools keep the defaults");
+}
+
+/// A runtime where `python` may call `call_tools`, with a secret of its own, and limits
+/// `limits` over the standard ones.
+async fn code_mode(call_tools: &[&str], limits: LimitOverrides) -> Runtime {
+    let grants = call_tools.iter().fold(Grants::new(), |grants, tool| grants.call_tool(*tool));
+    let grants = grants.env(EnvGrant::secret("API_TOKEN", "python-secret-93ab")).limits(limits);
+    let sleeper = Grants::new().limits(LimitOverrides::new().timeout(Duration::from_secs(120)));
+    let builder = Runtime::builder().tools_dir(toolcell_tools::DIR).compile_cache(COMPILE_CACHE);
+    let builder =
+        [toolcell_tests::SLEEPER, toolcell_tests::ENV_READER].iter().fold(builder, |b, g| b.component_file(g));
+    builder.grant("python", grants).grant("sleeper", sleeper).build().await.expect("runtime builds")
+}
+
+async fn program(runtime: &Runtime, code: &str, inputs: Value) -> ToolOutput {
+    runtime.call(ToolCall::new("program", "python", json!({"code": code, "inputs": inputs}))).await
+}
+
+#[tokio::test]
+async fn a_script_calls_tools_as_functions_and_combines_their_results() {
+    let runtime = code_mode(&["calculator", "json_query"], LimitOverrides::new()).await;
+    let code = r#"
+prices = tools.json_query(document=inputs, query="$.orders[*].total")
+totals = [match["value"] for match in prices["matches"]]
+with_tax = tools.calculator(expression=f"({' + '.join(map(str, totals))}) * (1 + rate)", variables={"rate": 0.2})
+print(tools)
+{"orders": len(totals), "with_tax": with_tax["value"], "doc": tools.calculator.__doc__.splitlines()[0][:40]}
+"#;
+    let orders = json!({"orders": [{"id": 1, "total": 12.5}, {"id": 2, "total": 30}, {"id": 3, "total": 7.5}]});
+    let output = program(&runtime, code, orders).await;
+    let run = value(&output);
+    assert_eq!(run["value"]["orders"], 3, "{run:#}");
+    assert!((run["value"]["with_tax"].as_f64().unwrap() - 60.0).abs() < 1e-9, "{run:#}");
+    assert_eq!(run["stdout"], "<tools: calculator, json_query>\n");
+    let description = &runtime.definition("calculator").unwrap().description;
+    assert!(description.starts_with(run["value"]["doc"].as_str().unwrap()), "docstrings are the descriptions");
+    assert_eq!(output.usage.nested_calls, 2);
+    assert!(output.usage.nested_fuel > 0 && output.usage.nested_fuel < output.usage.fuel_consumed);
+}
+
+#[tokio::test]
+async fn a_failed_nested_call_is_a_python_exception_with_the_model_facing_message() {
+    let runtime = code_mode(&["calculator"], LimitOverrides::new()).await;
+    let caught = "try:\n    tools.calculator(expression='2 +')\nexcept ToolCallError as err:\n    \
+                  result = [err.kind, err.message, err.retryable]\nresult";
+    let run = value(&program(&runtime, caught, Value::Null).await);
+    let [kind, message, retryable] = run["value"].as_array().unwrap().as_slice() else { panic!("{run:#}") };
+    assert_eq!((kind, retryable), (&json!("rejected_arguments"), &json!(true)), "fixable by the program");
+    let message = message.as_str().unwrap();
+    assert!(message.starts_with("The tool rejected the arguments") && message.contains("Change the arguments"));
+
+    // Uncaught, it ends the program, with the line of the call.
+    let run = value(&program(&runtime, "x = 1\ntools.calculator(expression='2 +')", Value::Null).await);
+    assert_eq!((&run["error"]["type"], &run["error"]["line"]), (&json!("ToolCallError"), &json!(2)), "{run:#}");
+    assert_eq!(run["error"]["message"].as_str().unwrap(), message);
+}
+
+#[tokio::test]
+async fn a_tool_not_allowed_is_refused_even_past_the_tools_object() {
+    let runtime = code_mode(&["calculator"], LimitOverrides::new()).await;
+    let run = value(&program(&runtime, "tools.http_fetch(url='https://example.com')", Value::Null).await);
+    assert_eq!(run["error"]["type"], "AttributeError", "{run:#}");
+    assert_eq!(run["error"]["message"], "no tool `http_fetch` may be called here; these may: calculator");
+
+    let bypass = "from toolcell_tool.calls import call_tool\ncall_tool('http_fetch', {'url': 'https://example.com'})";
+    let output = program(&runtime, bypass, Value::Null).await;
+    let run = value(&output);
+    assert_eq!(run["error"]["type"], "ToolCallError", "{run:#}");
+    let message = run["error"]["message"].as_str().unwrap();
+    assert!(message.contains("may not call `http_fetch`") || message.contains("http_fetch"), "{message}");
+    assert!(message.contains("call_tools"), "says what the operator can change: {message}");
+    assert_eq!(output.usage.nested_fuel, 0, "nothing ran");
+
+    // With no call_tools at all (the standard policy), `tools` is empty and says so.
+    let run = run_with("tools.calculator(expression='1')", Value::Null).await;
+    assert_eq!(
+        run["error"]["message"],
+        "no tool `calculator`: this program may call no tools here (the operator allows none)"
+    );
+}
+
+#[tokio::test]
+async fn nesting_stops_at_the_depth_limit_and_calls_at_the_count_limit() {
+    let runtime = code_mode(&["python", "calculator"], LimitOverrides::new().max_nested_calls(5)).await;
+    // A program that runs itself in a nested python, until refused.
+    let nest = "try:\n    result = {'inner': tools.python(code=inputs, inputs=inputs)['value']}\n\
+                except ToolCallError as err:\n    result = {'refused': err.kind}\nresult";
+    let run = value(&program(&runtime, nest, json!(nest)).await);
+    assert_eq!(run["value"], json!({"inner": {"inner": {"refused": "depth_limit"}}}), "{run:#}");
+
+    let count = "made = 0\ntry:\n    for i in range(100):\n        tools.calculator(expression=str(i))\n        made += 1\n\
+                 except ToolCallError as err:\n    refused = err.kind\n[made, refused]";
+    let output = program(&runtime, count, Value::Null).await;
+    assert_eq!(value(&output)["value"], json!([5, "call_limit"]), "{output:#?}");
+    assert_eq!(output.usage.nested_calls, 6, "five made, the sixth refused");
+}
+
+#[tokio::test]
+async fn nested_calls_spend_the_programs_time() {
+    let runtime = code_mode(&["sleeper"], LimitOverrides::new().timeout(Duration::from_millis(1000))).await;
+    let output = program(&runtime, "tools.sleeper()", Value::Null).await;
+    assert_eq!(output.error, Some(CallError::Timeout { limit_ms: 1000 }), "{output:#?}");
+    assert!(output.usage.duration < Duration::from_secs(30), "long before the sleeper wakes: {:?}", output.usage);
+    benign_call_is_correct(&runtime).await;
+}
+
+#[tokio::test]
+async fn a_nested_tool_gets_its_own_grants_never_the_programs() {
+    let runtime = code_mode(&["env_reader"], LimitOverrides::new()).await;
+    let code = "import os\nhas_own = os.environ.get('API_TOKEN') is not None\n\
+                try:\n    tools.env_reader(name='API_TOKEN')\n    seen = 'read it'\nexcept ToolCallError as err:\n    \
+                seen = err.kind\n[has_own, seen]";
+    let output = program(&runtime, code, Value::Null).await;
+    assert_eq!(value(&output)["value"], json!([true, "tool_failed"]), "{output:#?}");
+    assert!(!output.content.contains("python-secret-93ab"));
+}
