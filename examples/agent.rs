@@ -14,7 +14,8 @@
 //! Flags, or the environment: `--base-url` (`OPENAI_BASE_URL`, default
 //! `https://api.openai.com/v1`), `--model` (`OPENAI_MODEL`, default `gpt-4.1-mini`),
 //! `--api-key` (`OPENAI_API_KEY`; none for a local server), `--tools-dir`
-//! (`TOOLCELL_TOOLS_DIR`; default the eight standard tools), `--max-turns` (default 8).
+//! (`TOOLCELL_TOOLS_DIR`; default the eight standard tools), `--cache-dir` (`TOOLCELL_CACHE_DIR`;
+//! default `toolcell-example-cache` in the temporary folder), `--max-turns` (default 8).
 //! The answer goes to stdout; each tool call's outcome to stderr.
 
 use std::error::Error;
@@ -51,11 +52,7 @@ async fn run() -> Result<String, Failure> {
     // Tracing first: the runtime records its metrics into the provider installed now.
     let otlp = Otlp::from_env()?;
     tracing_subscriber::registry().with(otlp.as_ref().and_then(Otlp::layer)).init();
-    let runtime = Runtime::builder()
-        .tools_dir(&config.tools_dir)
-        .compile_cache(std::env::temp_dir().join("toolcell-example-cache"))
-        .build()
-        .await?;
+    let runtime = Runtime::builder().tools_dir(&config.tools_dir).compile_cache(&config.cache_dir).build().await?;
     for diagnostic in runtime.diagnostics() {
         eprintln!("not loaded: {diagnostic}");
     }
@@ -118,6 +115,7 @@ struct Config {
     model: String,
     api_key: Option<String>,
     tools_dir: PathBuf,
+    cache_dir: PathBuf,
     max_turns: usize,
     prompt: String,
 }
@@ -130,6 +128,8 @@ impl Config {
             model: env("OPENAI_MODEL").unwrap_or_else(|| "gpt-4.1-mini".into()),
             api_key: env("OPENAI_API_KEY"),
             tools_dir: env("TOOLCELL_TOOLS_DIR").map_or_else(|| PathBuf::from(toolcell_tools::DIR), PathBuf::from),
+            cache_dir: env("TOOLCELL_CACHE_DIR")
+                .map_or_else(|| std::env::temp_dir().join("toolcell-example-cache"), PathBuf::from),
             max_turns: 8,
             prompt: String::new(),
         };
@@ -142,6 +142,7 @@ impl Config {
                 "--model" => config.model = value()?,
                 "--api-key" => config.api_key = Some(value()?),
                 "--tools-dir" => config.tools_dir = PathBuf::from(value()?),
+                "--cache-dir" => config.cache_dir = PathBuf::from(value()?),
                 "--max-turns" => {
                     config.max_turns = value()?.parse().map_err(|_| "--max-turns takes a whole number, e.g. 8")?
                 }

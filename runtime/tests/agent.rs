@@ -106,6 +106,8 @@ async fn the_agent_corrects_its_arguments_from_the_error_and_traces_the_run() {
         .args(["--base-url", &base_url, "--model", "scripted-model", "How far are two marathons?"])
         .env("OPENAI_API_KEY", "test-key")
         .env("TOOLCELL_TOOLS_DIR", toolcell_tools::DIR)
+        // The test suite's compile cache: the example compiles nothing the suite has compiled.
+        .env("TOOLCELL_CACHE_DIR", concat!(env!("CARGO_TARGET_TMPDIR"), "/compile-cache"))
         .env("OTEL_EXPORTER_OTLP_ENDPOINT", &receiver.endpoint)
         .env_remove("OPENAI_BASE_URL")
         .env_remove("OPENAI_MODEL")

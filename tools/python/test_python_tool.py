@@ -108,6 +108,45 @@ class ErrorsTest(unittest.TestCase):
         self.assertEqual((error["type"], error["message"]), ("SystemExit", "3"))
 
 
+class DepthTest(unittest.TestCase):
+    """What keeps deep structures from recursing in C past the wasm stack (the component's
+    outcomes are in tests/it/python.rs)."""
+
+    def test_a_deep_value_is_shown_to_a_bounded_depth(self):
+        result = run("x = []\nfor _ in range(100_000):\n    x = [x]\nx")
+        self.assertEqual(result["value_type"], "list")
+        self.assertTrue(result["value"].startswith("[" * 50 + "[...]"), result["value"][:80])
+
+    def test_what_a_program_made_is_kept_not_freed(self):
+        import _toolcell_runner as runner
+
+        kept = len(runner._KEPT)
+        run("marker = object()\nmarker")
+        self.assertEqual(len(runner._KEPT), kept + 1)
+        namespace, value, exception = runner._KEPT[-1]
+        self.assertIs(namespace["marker"], value)
+        self.assertIsNone(exception)
+
+    def test_after_a_memory_error_the_program_is_freed_to_format_it(self):
+        import _toolcell_runner as runner
+
+        kept = len(runner._KEPT)
+        self.assertEqual(run("raise MemoryError")["error"]["type"], "MemoryError")
+        self.assertEqual(len(runner._KEPT), kept)
+
+    def test_source_too_deep_for_the_parser_is_the_callers_to_fix(self):
+        import ast
+        from unittest import mock
+
+        import _toolcell_runner as runner
+
+        for error in (MemoryError("Parser stack overflowed - Python source too complex to parse"), RecursionError()):
+            with mock.patch.object(ast, "parse", side_effect=error):
+                with self.assertRaises(runner.ProgramSyntaxError) as raised:
+                    runner.compile_program("x = 1")
+            self.assertIn("nests too deeply to compile", raised.exception.message)
+
+
 class StandIn:
     """A host with `calculator`, recording the calls made."""
 
