@@ -5,10 +5,24 @@ use predicates::prelude::*;
 use serde_json::{Value, json};
 
 fn toolcell() -> Command {
+    warm_cache();
     let mut command = Command::cargo_bin("toolcell").unwrap();
     command.env_remove("TOOLCELL_TOOLS_DIR");
     command.env("TOOLCELL_CACHE_DIR", concat!(env!("CARGO_TARGET_TMPDIR"), "/compile-cache"));
     command
+}
+
+/// Compiles the built-in tools into the suite's cache once, before any test starts a CLI:
+/// the tests run at once, and each CLI would compile what the cache lacks (python's 21 MB
+/// component is about 20 s of CPU).
+fn warm_cache() {
+    static WARM: std::sync::Once = std::sync::Once::new();
+    WARM.call_once(|| {
+        let mut list = Command::cargo_bin("toolcell").unwrap();
+        list.env_remove("TOOLCELL_TOOLS_DIR")
+            .env("TOOLCELL_CACHE_DIR", concat!(env!("CARGO_TARGET_TMPDIR"), "/compile-cache"));
+        list.arg("list").assert().success();
+    });
 }
 
 /// Runs `toolcell invoke ...` and returns (exit code, printed ToolOutput).

@@ -100,8 +100,7 @@ fn world() -> &'static World {
                     toolcell_tests::HTTP_UNLISTED_HOST,
                     toolcell_tests::SOCKET_OPEN,
                 ];
-                let builder =
-                    Runtime::builder().tools_dir(toolcell_tools::DIR).compile_cache(COMPILE_CACHE).policy(policy);
+                let builder = crate::common::standard_tools().policy(policy);
                 let builder = guests.iter().fold(builder, |builder, path| builder.component_file(path));
                 let runtime = builder.build().await.expect("runtime builds");
                 assert_eq!(runtime.diagnostics(), &[], "every guest loads");

@@ -3,7 +3,7 @@
 use std::sync::OnceLock;
 
 use serde_json::Value;
-use toolcell_runtime::{LimitOverrides, Runtime, ToolCall, ToolOutput};
+use toolcell_runtime::{LimitOverrides, Runtime, RuntimeBuilder, ToolCall, ToolOutput};
 
 /// Compiled components, kept between test runs (compiling every guest takes seconds).
 pub const COMPILE_CACHE: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/compile-cache");
@@ -52,6 +52,14 @@ pub fn runtime() -> &'static Runtime {
         .join()
         .expect("runtime thread")
     })
+}
+
+/// A builder over the standard tools folder and the suite's compile cache, once [`runtime`]
+/// has compiled them into it: tests run at once, and each runtime would otherwise compile
+/// what the cache lacks (python's 21 MB component is about 20 s of CPU).
+pub fn standard_tools() -> RuntimeBuilder {
+    runtime();
+    Runtime::builder().tools_dir(toolcell_tools::DIR).compile_cache(COMPILE_CACHE)
 }
 
 /// Calls `tool` on the shared runtime.

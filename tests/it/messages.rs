@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 use toolcell_runtime::{DirGrant, Grants, Runtime, ToolCall, ToolOutput};
 
-use crate::common::{COMPILE_CACHE, runtime};
+use crate::common::runtime;
 
 /// Words a model should never have to decode.
 const JARGON: [&str; 9] =
@@ -102,11 +102,9 @@ async fn granted_runtime() -> Runtime {
     let folder = messages_folder();
     std::fs::create_dir_all(&folder).unwrap();
     std::fs::write(folder.join("notes.txt"), "alpha\nbeta\n").unwrap();
-    Runtime::builder()
-        .tools_dir(toolcell_tools::DIR)
+    crate::common::standard_tools()
         .grant("files", Grants::new().dir(DirGrant::read_only(&folder, "/workspace")))
         .grant("http_fetch", Grants::new().allow_host("example.com".parse().unwrap()))
-        .compile_cache(COMPILE_CACHE)
         .build()
         .await
         .unwrap()

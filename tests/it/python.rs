@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use toolcell_runtime::{CallError, CrashReason, EnvGrant, Grants, LimitOverrides, Runtime, ToolCall, ToolOutput};
 
-use crate::common::{COMPILE_CACHE, call, call_with, kind, runtime, value};
+use crate::common::{call, call_with, kind, runtime, standard_tools, value};
 use crate::containment::benign_call_is_correct;
 
 /// Runs `code` with `inputs` in the shared runtime; the program's run (`ok`, `stdout`,
@@ -233,7 +233,7 @@ async fn code_mode(call_tools: &[&str], limits: LimitOverrides) -> Runtime {
     let grants = call_tools.iter().fold(Grants::new(), |grants, tool| grants.call_tool(*tool));
     let grants = grants.env(EnvGrant::secret("API_TOKEN", "python-secret-93ab")).limits(limits);
     let sleeper = Grants::new().limits(LimitOverrides::new().timeout(Duration::from_secs(120)));
-    let builder = Runtime::builder().tools_dir(toolcell_tools::DIR).compile_cache(COMPILE_CACHE);
+    let builder = standard_tools();
     let builder =
         [toolcell_tests::SLEEPER, toolcell_tests::ENV_READER].iter().fold(builder, |b, g| b.component_file(g));
     builder.grant("python", grants).grant("sleeper", sleeper).build().await.expect("runtime builds")

@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime};
 use serde_json::{Value, json};
 use toolcell_runtime::{LimitOverrides, Runtime, ToolCall, ToolOutput};
 
-use crate::common::{COMPILE_CACHE, kind, value};
+use crate::common::{kind, value};
 
 /// A language's SDK folder under `sdk/`, its example tool and the example's name.
 #[derive(Clone, Copy)]
@@ -89,7 +89,7 @@ fn runtime(language: Language) -> &'static Runtime {
         std::thread::spawn(move || {
             let tokio = tokio::runtime::Runtime::new().expect("tokio runtime");
             tokio.block_on(async {
-                let builder = Runtime::builder().tools_dir(toolcell_tools::DIR).compile_cache(COMPILE_CACHE);
+                let builder = crate::common::standard_tools();
                 let builder = files.iter().fold(builder, |builder, file| builder.component_file(file));
                 let runtime = builder.build().await.expect("runtime builds");
                 assert_eq!(runtime.diagnostics(), &[], "every guest loads");

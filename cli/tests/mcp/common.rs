@@ -51,12 +51,30 @@ impl Drop for ToolsDir {
 /// `toolcell serve` with the environment of a test: no inherited tools folder, the test
 /// suite's compile cache.
 pub fn serve_command(args: &[&str]) -> Command {
+    warm_cache();
     let mut command = Command::new(TOOLCELL);
     command.arg("serve").args(args);
     command.env_remove("TOOLCELL_TOOLS_DIR").env_remove("TOOLCELL_TOKEN");
     command.env("TOOLCELL_CACHE_DIR", concat!(env!("CARGO_TARGET_TMPDIR"), "/compile-cache"));
     command.kill_on_drop(true);
     command
+}
+
+/// Compiles the built-in tools into the suite's cache once, before the first server starts:
+/// the tests run at once, and each server would compile what the cache lacks (python's
+/// 21 MB component is about 20 s of CPU).
+fn warm_cache() {
+    static WARM: std::sync::Once = std::sync::Once::new();
+    WARM.call_once(|| {
+        let status = std::process::Command::new(TOOLCELL)
+            .arg("list")
+            .env_remove("TOOLCELL_TOOLS_DIR")
+            .env("TOOLCELL_CACHE_DIR", concat!(env!("CARGO_TARGET_TMPDIR"), "/compile-cache"))
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("toolcell list runs");
+        assert!(status.success(), "toolcell list failed: {status}");
+    });
 }
 
 /// An rmcp client connected to `toolcell serve` over stdio (the `initialize` handshake).
