@@ -1,9 +1,9 @@
 //! Every failure a model can cause, and how the host reports it.
 
 use serde_json::json;
-use toolcell_runtime::{CallError, LimitOverrides, ToolCall};
+use toolcell_runtime::{CallError, LimitOverrides, Runtime, ToolCall};
 
-use crate::common::{call, call_with, kind, runtime, value};
+use crate::common::{COMPILE_CACHE, call, call_with, kind, runtime, value};
 
 #[tokio::test]
 async fn unknown_tool_suggests_the_closest_names() {
@@ -136,6 +136,20 @@ async fn a_memory_bomb_hits_the_memory_limit() {
 async fn stack_overflow_is_a_crash() {
     let output = call("stack_overflow", json!({})).await;
     assert_eq!(output.error, Some(CallError::Crashed { reason: toolcell_runtime::CrashReason::StackOverflow }));
+}
+
+#[tokio::test]
+async fn a_memory_fault_outside_a_recursion_is_not_taken_for_a_stack_overflow() {
+    // (A runaway recursion in linear memory also ends in a memory fault; only its backtrace
+    // tells the two apart.)
+    let runtime = Runtime::builder()
+        .component_file(toolcell_tests::MEMORY_FAULT)
+        .compile_cache(COMPILE_CACHE)
+        .build()
+        .await
+        .unwrap();
+    let output = runtime.call(ToolCall::new("fault", "memory_fault", json!({}))).await;
+    assert_eq!(output.error, Some(CallError::Crashed { reason: toolcell_runtime::CrashReason::Fault }), "{output:#?}");
 }
 
 #[tokio::test]

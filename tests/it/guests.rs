@@ -41,6 +41,7 @@ mod covered_by {
     pub const long_description: &str = "loading::each_bad_component_becomes_a_diagnostic";
     pub const many_memories: &str = "pooling::a_tool_needing_more_than_one_slots_share_of_the_pool_is_refused_at_load";
     pub const memory_bomb: &str = "errors::a_memory_bomb_hits_the_memory_limit";
+    pub const memory_fault: &str = "errors::a_memory_fault_outside_a_recursion_is_not_taken_for_a_stack_overflow";
     pub const memory_grow_bomb: &str = "containment::growing_memory_directly_hits_the_memory_limit";
     pub const metadata_panics: &str = "loading::each_bad_component_becomes_a_diagnostic";
     pub const non_json_output: &str = "errors::output_that_is_not_json_is_invalid";
