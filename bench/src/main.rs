@@ -3,11 +3,13 @@
 //! (for checking that it works; its figures are noisy, and go to a temporary folder). Prints
 //! every figure as Markdown tables, writes them as JSON to `bench/results.json` and draws
 //! `bench/charts/latency.png` and `throughput.png`. `--throughput-only N` measures N callers
-//! alone, for profiling.
+//! alone, for profiling. `--python` measures only the `python` tool beside a process and
+//! Pyodide, and code mode (`bench/results-python.json`).
 
 mod baselines;
 mod charts;
 mod extism;
+mod python;
 mod stats;
 
 use std::path::{Path, PathBuf};
@@ -65,6 +67,14 @@ fn main() {
         println!("{memory}");
         return;
     }
+    if std::env::args().any(|arg| arg == "--python") {
+        println!("# toolcell's python tool\n\n{}\n", machine());
+        let results = tokio.block_on(python::run(size));
+        let file = out_dir(size).join("results-python.json");
+        std::fs::write(&file, serde_json::to_string_pretty(&results).expect("JSON")).expect("write the results");
+        println!("\n(all figures also in {})", file.display());
+        return;
+    }
     if let Some(callers) = flag_value("--throughput-only") {
         // For profiling one concurrency level (`perf record -- toolcell-bench --throughput-only 2`).
         let rate = tokio.block_on(async {
@@ -96,14 +106,7 @@ fn main() {
     let memory = memory_in_a_new_process(size);
     results.insert("memory".into(), memory);
 
-    // A quick run's figures mean little: they go to a temporary folder, not over the last
-    // full run's.
-    let out_dir = if size.quick {
-        std::env::temp_dir().join("toolcell-bench-quick")
-    } else {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-    };
-    std::fs::create_dir_all(&out_dir).expect("the output folder");
+    let out_dir = out_dir(size);
     let file = out_dir.join("results.json");
     std::fs::write(&file, serde_json::to_string_pretty(&results).expect("JSON")).expect("write results.json");
     println!("\n(all figures also in {})", file.display());
@@ -114,6 +117,18 @@ fn main() {
             std::process::exit(1);
         }
     }
+}
+
+/// Where the figures go. A quick run's mean little: they go to a temporary folder, not over
+/// the last full run's.
+fn out_dir(size: Size) -> PathBuf {
+    let dir = if size.quick {
+        std::env::temp_dir().join("toolcell-bench-quick")
+    } else {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    };
+    std::fs::create_dir_all(&dir).expect("the output folder");
+    dir
 }
 
 /// The number after `flag` on the command line.
