@@ -21,7 +21,7 @@ const PROGRAMS: [(&str, &str, usize, usize); 3] = [
     ("50-line data wrangling", include_str!("../python/wrangle.py"), 50, 5),
 ];
 
-/// The tools the code-mode script calls, and the arguments of each call, in its order.
+/// The tools the code-mode script calls, in its order (`code_mode` has the arguments it passes).
 const CODE_MODE_TOOLS: [&str; 5] = ["json_query", "calculator", "unit_convert", "datetime", "regex"];
 
 pub async fn run(size: Size) -> Value {
