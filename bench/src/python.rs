@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use toolcell_runtime::{Grants, Runtime, ToolCall};
+use toolcell_runtime::{Grants, Runtime, RuntimeBuilder, ToolCall};
 
 use crate::stats::median;
 use crate::{Size, cache_dir, remove_cache};
@@ -48,17 +48,17 @@ fn ms(durations: &[Duration]) -> Vec<f64> {
 async fn toolcell(size: Size) -> Value {
     let cache = cache_dir("python");
     let started = Instant::now();
-    let runtime = Runtime::builder().tools_dir(toolcell_tools::DIR).compile_cache(&cache).build().await.unwrap();
+    let runtime = standard_tools(&cache).build().await.expect("runtime");
     let compile_ms = started.elapsed().as_secs_f64() * 1e3;
     drop(runtime);
     let mut start_ms = Vec::new();
     for _ in 0..samples(size.quick, 5, 1) {
         let started = Instant::now();
-        let runtime = Runtime::builder().tools_dir(toolcell_tools::DIR).compile_cache(&cache).build().await.unwrap();
+        let runtime = standard_tools(&cache).build().await.expect("runtime");
         run_program(&runtime, "print(1)").await;
         start_ms.push(started.elapsed().as_secs_f64() * 1e3);
     }
-    let runtime = Runtime::builder().tools_dir(toolcell_tools::DIR).compile_cache(&cache).build().await.unwrap();
+    let runtime = standard_tools(&cache).build().await.expect("runtime");
     let mut per_call = serde_json::Map::new();
     for (name, code, full, quick) in PROGRAMS {
         run_program(&runtime, code).await;
@@ -72,6 +72,11 @@ async fn toolcell(size: Size) -> Value {
     }
     remove_cache(&cache);
     json!({"compile_ms": compile_ms, "cached_start_and_first_call_ms": median(start_ms), "per_call_ms": per_call})
+}
+
+/// The eight standard tools under their policy, compiled into (or loaded from) `cache`.
+fn standard_tools(cache: &Path) -> RuntimeBuilder {
+    Runtime::builder().tools_dir(toolcell_tools::DIR).compile_cache(cache)
 }
 
 /// Runs `code` in the `python` tool; panics unless the program ran to its end.
@@ -229,8 +234,7 @@ fn print_cold_starts(toolcell: &Value, process: &Value, pyodide: &Value) {
 async fn code_mode(size: Size) -> Value {
     let cache = cache_dir("code-mode");
     let grants = CODE_MODE_TOOLS.iter().fold(Grants::new(), |grants, tool| grants.call_tool(*tool));
-    let builder = Runtime::builder().tools_dir(toolcell_tools::DIR).compile_cache(&cache);
-    let runtime = builder.grant("python", grants).build().await.expect("runtime");
+    let runtime = standard_tools(&cache).grant("python", grants).build().await.expect("runtime");
     let inputs = json!({
         "shipments": [
             {"id": "A1", "weight_lb": 12.5, "shipped": "2026-11-02", "status": "open"},
