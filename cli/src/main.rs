@@ -201,9 +201,13 @@ struct ServeArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     max_concurrent_calls: Option<u32>,
     /// How many calls may wait for a slot; a call past them fails at once as `overloaded`
-    /// (retryable).
-    #[arg(long, value_name = "N", default_value_t = toolcell_runtime::DEFAULT_MAX_QUEUED_CALLS)]
-    max_queued_calls: u32,
+    /// (retryable) [default: 64 per call that may run at once].
+    #[arg(long, value_name = "N")]
+    max_queued_calls: Option<u32>,
+    /// How many bytes of arguments the waiting calls may hold together; a call past them
+    /// fails at once as `overloaded` (retryable) [default: 64 MiB].
+    #[arg(long, value_name = "BYTES")]
+    max_queued_bytes: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -733,7 +737,16 @@ async fn respond(source: Source<'_>, format: Format, message: &Path) -> anyhow::
 }
 
 async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result<ExitCode> {
-    let mut builder = builder(source, None, None).max_queued_calls(args.max_queued_calls);
+    let mut builder = builder(source, None, None);
+    if let Some(calls) = args.max_queued_calls {
+        builder = builder.max_queued_calls(calls);
+    }
+    if let Some(bytes) = args.max_queued_bytes {
+        builder = builder.max_queued_bytes(bytes);
+    }
+    if let Some(token) = &args.token {
+        builder = builder.host_secret(token.clone());
+    }
     if let Some(calls) = args.max_concurrent_calls {
         builder = builder.max_concurrent_calls(calls);
     }
@@ -898,6 +911,9 @@ fn builder(source: Source<'_>, file: Option<&Path>, grants: Option<(&str, &Grant
     if let Some((tool, grants)) = grants {
         builder = builder.grant(tool, grants.clone());
     }
+    for secret in otlp_header_values() {
+        builder = builder.host_secret(secret);
+    }
     match (file, source.tools_dir) {
         (Some(file), _) => builder.component_file(file),
         (None, Some(dir)) => builder.tools_dir(dir),
@@ -905,6 +921,25 @@ fn builder(source: Source<'_>, file: Option<&Path>, grants: Option<(&str, &Grant
             .iter()
             .fold(builder, |builder, (file, bytes)| builder.component_bytes(format!("builtin:{file}"), *bytes)),
     }
+}
+
+/// The values of the OTLP exporter's headers (`OTEL_EXPORTER_OTLP_*HEADERS`, `key=value`
+/// pairs separated by commas, as written and with `%20` decoded): credentials of this
+/// process that no tool may be granted under another name.
+fn otlp_header_values() -> Vec<String> {
+    toolcell_runtime::RESERVED_HOST_VARIABLES
+        .iter()
+        .filter(|name| name.ends_with("HEADERS"))
+        .filter_map(|name| std::env::var(name).ok())
+        .flat_map(|headers| {
+            headers
+                .split(',')
+                .filter_map(|pair| pair.split_once('=').map(|(_, value)| value.trim().to_owned()))
+                .collect::<Vec<_>>()
+        })
+        .flat_map(|value| [value.replace("%20", " "), value])
+        .filter(|value| value.chars().count() >= toolcell_runtime::MIN_SECRET_CHARS)
+        .collect()
 }
 
 /// [`toolcell_tools::POLICY`], which a test of this crate parses.

@@ -11,30 +11,30 @@ use crate::error::CallError;
 ///
 /// Empty or all-whitespace text counts as `{}`: providers send it for tools without
 /// parameters.
-pub(crate) fn parse(arguments: &Arguments, max_bytes: u64) -> Result<Value, CallError> {
+pub(crate) fn parse(arguments: Arguments, max_bytes: u64) -> Result<Value, CallError> {
     match arguments {
         Arguments::Json(text) => {
             check_size(text.len() as u64, max_bytes)?;
             if text.trim().is_empty() {
                 return Ok(Value::Object(Default::default()));
             }
-            serde_json::from_str(text).map_err(|err| CallError::MalformedArguments {
+            serde_json::from_str(&text).map_err(|err| CallError::MalformedArguments {
                 error: json_error_message(&err),
                 line: err.line(),
                 column: err.column(),
             })
         }
         Arguments::Value(value) => {
-            check_size(serialized_len(value), max_bytes)?;
+            check_size(serialized_len(&value), max_bytes)?;
             // Text is held to serde_json's nesting limit while parsing; hold values to the same.
-            if nesting_depth_exceeds(value, MAX_NESTING) {
+            if nesting_depth_exceeds(&value, MAX_NESTING) {
                 return Err(CallError::MalformedArguments {
                     error: format!("the arguments nest deeper than {MAX_NESTING} levels"),
                     line: 1,
                     column: 1,
                 });
             }
-            Ok(value.clone())
+            Ok(value)
         }
     }
 }
@@ -98,7 +98,7 @@ mod tests {
 
     #[test]
     fn malformed_json_reports_line_and_column() {
-        let err = parse(&Arguments::from("{\n  \"a\": 1,\n  \"b\": }"), 1000).unwrap_err();
+        let err = parse(Arguments::from("{\n  \"a\": 1,\n  \"b\": }"), 1000).unwrap_err();
         match err {
             CallError::MalformedArguments { line, column, error } => {
                 assert_eq!((line, column), (3, 8));
@@ -110,15 +110,15 @@ mod tests {
 
     #[test]
     fn empty_text_is_an_empty_object() {
-        assert_eq!(parse(&Arguments::from("  "), 10).unwrap(), json!({}));
+        assert_eq!(parse(Arguments::from("  "), 10).unwrap(), json!({}));
     }
 
     #[test]
     fn size_is_checked_for_text_and_values() {
         let text = Arguments::from(r#"{"a": "0123456789"}"#);
-        assert!(matches!(parse(&text, 10), Err(CallError::ArgumentsTooLarge { size: 19, limit: 10 })));
+        assert!(matches!(parse(text, 10), Err(CallError::ArgumentsTooLarge { size: 19, limit: 10 })));
         let value = Arguments::from(json!({"a": "0123456789"}));
-        assert!(matches!(parse(&value, 10), Err(CallError::ArgumentsTooLarge { size: 18, limit: 10 })));
+        assert!(matches!(parse(value, 10), Err(CallError::ArgumentsTooLarge { size: 18, limit: 10 })));
     }
 
     #[test]
@@ -127,13 +127,13 @@ mod tests {
         for _ in 0..200 {
             value = json!([value]);
         }
-        assert!(matches!(parse(&Arguments::from(value), u64::MAX), Err(CallError::MalformedArguments { .. })));
-        assert!(parse(&Arguments::from(json!({"a": [[[1]]]})), u64::MAX).is_ok());
+        assert!(matches!(parse(Arguments::from(value), u64::MAX), Err(CallError::MalformedArguments { .. })));
+        assert!(parse(Arguments::from(json!({"a": [[[1]]]})), u64::MAX).is_ok());
     }
 
     #[test]
     fn deep_nesting_is_malformed_not_a_crash() {
         let deep = "[".repeat(100_000) + &"]".repeat(100_000);
-        assert!(matches!(parse(&Arguments::from(deep), u64::MAX), Err(CallError::MalformedArguments { .. })));
+        assert!(matches!(parse(Arguments::from(deep), u64::MAX), Err(CallError::MalformedArguments { .. })));
     }
 }

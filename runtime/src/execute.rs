@@ -16,6 +16,7 @@ use crate::bindings::{CallContext, ToolCorePre, ToolError, ToolMetadata};
 use crate::call::Diagnostics;
 use crate::engine::BACKTRACE_FRAMES;
 use crate::error::{CallError, CrashReason};
+use crate::files::Bound;
 use crate::http::HttpEvents;
 use crate::limits::Limits;
 use crate::link::HttpNotGranted;
@@ -47,6 +48,8 @@ pub(crate) struct Execution {
     pub(crate) diagnostics: Diagnostics,
     /// What the call's HTTP requests ran into: refusals, capped bodies.
     pub(crate) http: Arc<HttpEvents>,
+    /// The bound on open files that refused one of the guest's opens, if one did.
+    pub(crate) files_refused: Option<Bound>,
     /// Calls the guest made to other tools, and the fuel they used (in `fuel_consumed` too).
     pub(crate) nested_calls: u32,
     pub(crate) nested_fuel: u64,
@@ -60,6 +63,7 @@ impl Execution {
             peak_memory_bytes: 0,
             diagnostics: Diagnostics { detail: Some(detail), ..Diagnostics::default() },
             http: Arc::default(),
+            files_refused: None,
             nested_calls: 0,
             nested_fuel: 0,
         }
@@ -151,6 +155,7 @@ pub(crate) async fn execute(
         peak_memory_bytes,
         diagnostics,
         http: sandbox.gate.events.clone(),
+        files_refused: sandbox.files.refused,
         nested_calls,
         nested_fuel,
     }

@@ -35,6 +35,7 @@ mod call;
 mod engine;
 mod error;
 mod execute;
+mod files;
 mod formats;
 mod http;
 mod limits;
@@ -50,7 +51,10 @@ mod sandbox;
 mod telemetry;
 mod toolset;
 
-pub use admission::{CallsInFlight, DEFAULT_MAX_QUEUED_CALLS, default_max_concurrent_calls};
+pub use admission::{
+    CallsInFlight, DEFAULT_MAX_QUEUED_BYTES, QUEUED_CALLS_PER_SLOT, default_max_concurrent_calls,
+    default_max_queued_calls,
+};
 pub use call::{Arguments, Diagnostics, ToolCall, ToolOutput, Usage};
 pub use error::{CallError, CrashReason, Violation};
 pub use formats::{Format, FormatError, MessageError, repair, result_messages, tool_calls};
@@ -61,7 +65,7 @@ pub use load::{
 pub use metrics::{Histogram, METER_NAME, Metrics, ToolMetrics};
 pub use policy::{
     DirGrant, EnvGrant, EnvValue, Grants, HostPattern, MIN_SECRET_CHARS, POLICY_FILE, Policy, PolicyError, REDACTED,
-    RequestedCapabilities, RequestedDirectory,
+    RESERVED_HOST_VARIABLES, RequestedCapabilities, RequestedDirectory,
 };
 pub use runtime::{DEFAULT_MAX_CALL_DEPTH, Runtime, RuntimeBuilder, RuntimeError};
 pub use telemetry::{TraceParent, TraceParentError};

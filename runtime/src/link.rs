@@ -13,8 +13,8 @@ use wasmtime::Engine;
 use wasmtime::component::types::ComponentItem;
 use wasmtime::component::{Component, Linker, ResourceType};
 
-use crate::nested;
 use crate::sandbox::Sandbox;
+use crate::{files, nested};
 
 /// The error a `wasi:http` function raises in a tool that has no HTTP grant.
 #[derive(Debug, Clone, Copy)]
@@ -39,6 +39,7 @@ impl Linkers {
     pub(crate) fn new(engine: &Engine) -> wasmtime::Result<Self> {
         let mut wasi = Linker::<Sandbox>::new(engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut wasi)?;
+        files::add_to_linker(&mut wasi)?;
         nested::add_to_linker(&mut wasi)?;
         let mut wasi_and_http = wasi.clone();
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut wasi_and_http)?;

@@ -13,7 +13,9 @@ use tracing::Instrument;
 use tracing::instrument::WithSubscriber as _;
 use wasmtime::Engine;
 
-use crate::admission::{Admission, CallsInFlight, DEFAULT_MAX_QUEUED_CALLS, default_max_concurrent_calls};
+use crate::admission::{
+    Admission, CallsInFlight, DEFAULT_MAX_QUEUED_BYTES, default_max_concurrent_calls, default_max_queued_calls,
+};
 use crate::arguments;
 use crate::bindings::{CallContext, ToolError};
 use crate::cache::{self, CompileCache};
@@ -21,7 +23,8 @@ use crate::call::{Arguments, Diagnostics, ToolCall, ToolOutput, Usage};
 use crate::engine::{EpochTicker, Pooling, new_engine};
 use crate::error::CallError;
 use crate::execute::{Execution, Export, Returned, execute, millis};
-use crate::http::{HttpEvents, RequestSlots, Resolver};
+use crate::files::Bound;
+use crate::http::{HttpEvents, Resolver};
 use crate::limits::{LimitOverrides, Limits};
 use crate::link::Linkers;
 use crate::load::{self, LoadDiagnostic, LoadEvent, LoadedTool, ToolDefinition, is_tool_name};
@@ -29,8 +32,8 @@ use crate::metrics::{Metrics, Recorder, ToolCounters};
 use crate::nested::{CallBudget, Caller, Calls, Nesting};
 use crate::output::check_output;
 use crate::policy::{
-    Access, GrantedDir, Grants, POLICY_FILE, Policy, PolicyError, RequestedCapabilities, exposes_cache,
-    overlapping_grants,
+    Access, GrantedDir, Grants, OpenDir, POLICY_FILE, Policy, PolicyError, Protected, ProtectedKind,
+    RequestedCapabilities, exposes, overlapping_grants,
 };
 use crate::redact::Redactor;
 use crate::sandbox::Network;
@@ -101,6 +104,15 @@ pub enum RuntimeError {
         /// The size of a pooled memory slot.
         slot_bytes: u64,
     },
+    /// A directory grant that did not change now leads to another directory than the one
+    /// granted: something replaced it. The reload is refused; the grant keeps the original.
+    #[error("tool `{tool}`: {reason}. The previous version stays in use")]
+    GrantReplaced {
+        /// The tool.
+        tool: String,
+        /// Which grant, and what to do.
+        reason: String,
+    },
 }
 
 /// Where components come from, in the order they were added.
@@ -121,11 +133,13 @@ pub struct RuntimeBuilder {
     allocator: Allocator,
     max_concurrent_calls: Option<u32>,
     max_queued_calls: Option<u32>,
+    max_queued_bytes: Option<u64>,
     raise_limits_per_call: bool,
     only_tool: Option<String>,
     progress: Option<Progress>,
     resolver: Resolver,
     max_call_depth: u32,
+    host_secrets: Vec<String>,
 }
 
 /// How deep calls from tool to tool may nest by default: a tool may call others, and they
@@ -145,6 +159,7 @@ impl std::fmt::Debug for RuntimeBuilder {
             .field("allocator", &self.allocator)
             .field("max_concurrent_calls", &self.max_concurrent_calls)
             .field("max_queued_calls", &self.max_queued_calls)
+            .field("max_queued_bytes", &self.max_queued_bytes)
             .field("raise_limits_per_call", &self.raise_limits_per_call)
             .field("only_tool", &self.only_tool)
             .field("progress", &self.progress.is_some())
@@ -242,10 +257,19 @@ impl RuntimeBuilder {
 
     /// How many calls may wait for a place to run; a call past them fails at once as
     /// [`CallError::Overloaded`] (retryable) instead of waiting. Default:
-    /// [`DEFAULT_MAX_QUEUED_CALLS`](crate::DEFAULT_MAX_QUEUED_CALLS). `0` refuses every call
-    /// that cannot run at once.
+    /// [`QUEUED_CALLS_PER_SLOT`](crate::QUEUED_CALLS_PER_SLOT) per call that may run at once.
+    /// `0` refuses every call that cannot run at once.
     pub fn max_queued_calls(mut self, calls: u32) -> Self {
         self.max_queued_calls = Some(calls);
+        self
+    }
+
+    /// How many bytes of arguments the waiting calls may hold together (each waits with its
+    /// arguments as compact JSON text, never parsed); a call past them fails at once as
+    /// [`CallError::Overloaded`]. Default:
+    /// [`DEFAULT_MAX_QUEUED_BYTES`](crate::DEFAULT_MAX_QUEUED_BYTES).
+    pub fn max_queued_bytes(mut self, bytes: u64) -> Self {
+        self.max_queued_bytes = Some(bytes);
         self
     }
 
@@ -287,6 +311,19 @@ impl RuntimeBuilder {
         self
     }
 
+    /// A credential of the host itself (a server's bearer token, an exporter's header
+    /// value) that no tool may be granted: a tool with an environment variable whose value
+    /// holds it is refused at load, whatever the policy says. (The host variables
+    /// [`RESERVED_HOST_VARIABLES`](crate::RESERVED_HOST_VARIABLES) are refused by name
+    /// anyway.)
+    pub fn host_secret(mut self, secret: impl Into<String>) -> Self {
+        let secret = secret.into();
+        if !secret.is_empty() {
+            self.host_secrets.push(secret);
+        }
+        self
+    }
+
     /// Calls `report` as components are compiled (not when they come from the compile cache),
     /// from the threads compiling them: for a progress bar. Reloads report too.
     pub fn on_load_progress(mut self, report: impl Fn(LoadEvent<'_>) + Send + Sync + 'static) -> Self {
@@ -320,8 +357,12 @@ impl RuntimeBuilder {
             linkers,
             cache: self.cache.and_then(CompileCache::usable),
             pooling,
-            admission: Admission::new(concurrency, self.max_queued_calls.unwrap_or(DEFAULT_MAX_QUEUED_CALLS)),
-            network: Network { resolver: self.resolver, request_slots: RequestSlots::default() },
+            admission: Admission::new(
+                concurrency,
+                self.max_queued_calls.unwrap_or_else(|| default_max_queued_calls(concurrency)),
+                self.max_queued_bytes.unwrap_or(DEFAULT_MAX_QUEUED_BYTES),
+            ),
+            network: Network { resolver: self.resolver, ..Network::default() },
             metrics: Recorder::new(),
             progress: self.progress,
             max_call_depth: self.max_call_depth,
@@ -333,6 +374,7 @@ impl RuntimeBuilder {
             policy: self.policy,
             raise_limits_per_call: self.raise_limits_per_call,
             only_tool: self.only_tool,
+            host_secrets: self.host_secrets,
         });
         Ok(assemble(shared, recipe, policy, None).await?.0)
     }
@@ -434,17 +476,22 @@ async fn assemble(
         && let Some(inputs) = read_named_sources(&recipe.sources, &callable_from(tool, &policy))
     {
         let only = Some(tool);
-        let (runtime, compiled) = assemble_from(shared.clone(), recipe.clone(), &policy, previous, inputs, only).await;
+        let (runtime, compiled) =
+            assemble_from(shared.clone(), recipe.clone(), &policy, previous, inputs, only).await?;
         if runtime.definition(tool).is_some() {
             return Ok((runtime, compiled));
         }
     }
     let inputs = read_sources(&recipe.sources)?;
-    Ok(assemble_from(shared, recipe, &policy, previous, inputs, None).await)
+    assemble_from(shared, recipe, &policy, previous, inputs, None).await
 }
 
 /// Loads `inputs` into a new version of a runtime; see [`assemble`]. With `only` a tool,
 /// the policy's grants for other tools are not reported as granted to no loaded tool.
+///
+/// # Errors
+/// [`RuntimeError::GrantReplaced`], when an unchanged grant of the `previous` version now
+/// leads elsewhere.
 async fn assemble_from(
     shared: Arc<Shared>,
     recipe: Arc<Recipe>,
@@ -452,7 +499,7 @@ async fn assemble_from(
     previous: Option<&Inner>,
     inputs: Vec<Input>,
     only: Option<&str>,
-) -> (Runtime, Vec<String>) {
+) -> Result<(Runtime, Vec<String>), RuntimeError> {
     let mut diagnostics = Vec::new();
     let (tools, compiled) = compile_and_load(&shared, inputs, &recipe.limits, previous, &mut diagnostics).await;
     let unmatched =
@@ -463,15 +510,16 @@ async fn assemble_from(
             reason: format!("grants or limits are set for tool `{name}`, but no loaded tool has that name"),
         });
     }
-    let mut entries = grant_access(tools, policy, &recipe.limits, &shared, &mut diagnostics);
-    refuse_unsafe_grants(&mut entries, shared.cache.as_ref().map(CompileCache::dir), &mut diagnostics);
+    let mut entries = grant_access(tools, policy, &recipe, &shared, previous, &mut diagnostics)?;
+    let protected = protected_paths(&recipe.sources, policy, shared.cache.as_ref());
+    refuse_unsafe_grants(&mut entries, policy, &protected, &mut diagnostics);
     report_uncallable(&entries, &mut diagnostics);
     for diagnostic in &diagnostics {
         tracing::warn!(source = %diagnostic.source, reason = %diagnostic.reason, "component not loaded");
     }
     telemetry::record_load(entries.values().map(|entry| &entry.tool.definition), diagnostics.len());
     let runtime = Runtime { inner: Arc::new(Inner { shared, recipe, tools: entries, diagnostics }) };
-    (runtime, compiled)
+    Ok((runtime, compiled))
 }
 
 /// A diagnostic for every tool a policy lets some tool call (`call_tools`) that is not
@@ -487,20 +535,32 @@ fn report_uncallable(entries: &BTreeMap<String, ToolEntry>, diagnostics: &mut Ve
     }
 }
 
-/// Resolves each loaded tool's grants, and links tools granted HTTP hosts with
-/// `wasi:http`. A tool whose grants cannot be resolved becomes a diagnostic.
+/// Resolves each loaded tool's grants (keeping the `previous` version's open directories
+/// for grants that did not change), and links tools granted HTTP hosts with `wasi:http`. A
+/// tool whose grants cannot be resolved becomes a diagnostic.
+///
+/// # Errors
+/// [`RuntimeError::GrantReplaced`], when an unchanged grant now leads elsewhere.
 fn grant_access(
     tools: BTreeMap<String, LoadedTool>,
     policy: &Policy,
-    default_limits: &Limits,
+    recipe: &Recipe,
     shared: &Shared,
+    previous: Option<&Inner>,
     diagnostics: &mut Vec<LoadDiagnostic>,
-) -> BTreeMap<String, ToolEntry> {
+) -> Result<BTreeMap<String, ToolEntry>, RuntimeError> {
     let mut entries = BTreeMap::new();
     for (name, mut tool) in tools {
         let grants = policy.grants(&name).cloned().unwrap_or_default();
         tool.settle_open_world(!grants.allow_hosts.is_empty());
-        let linked = Access::resolve(&grants, |variable| std::env::var(variable).ok()).and_then(|access| {
+        let host_env = |variable: &str| std::env::var(variable).ok();
+        let mut resolved = Access::resolve(&grants, host_env, &recipe.host_secrets);
+        if let (Ok(access), Some(before)) = (&mut resolved, previous.and_then(|inner| inner.tools.get(&name))) {
+            access
+                .keep_unchanged(&before.access)
+                .map_err(|reason| RuntimeError::GrantReplaced { tool: name.clone(), reason })?;
+        }
+        let linked = resolved.and_then(|access| {
             if !access.allow_hosts.is_empty() {
                 tool.link_http(&shared.linkers)?;
             } else if !tool.requested.http_hosts.is_empty() {
@@ -514,7 +574,7 @@ fn grant_access(
         });
         match linked {
             Ok(access) => {
-                let limits = default_limits.with(&grants.limits);
+                let limits = recipe.limits.with(&grants.limits);
                 let counters = shared.metrics.tool(&name);
                 let call_tools = grants.call_tools.clone().into();
                 entries.insert(name, ToolEntry { tool, limits, grants, access, call_tools, counters });
@@ -525,7 +585,7 @@ fn grant_access(
             }),
         }
     }
-    entries
+    Ok(entries)
 }
 
 /// One component to load: where it came from, and its bytes or the file that holds them
@@ -737,21 +797,51 @@ fn prepare_input(
     Preparing::Compiled { digest, prepared }
 }
 
-/// Removes tools whose directory grants are unsafe: overlapping another tool's writable
-/// grant, or containing the compile cache.
+/// What the host loads, reads or runs, which no grant may expose: every tools folder and
+/// component file, every policy file, the compile cache and its key.
+fn protected_paths(sources: &[Source], policy: &Policy, cache: Option<&CompileCache>) -> Vec<Protected> {
+    let mut protected: Vec<Protected> = sources
+        .iter()
+        .filter_map(|source| match source {
+            Source::Dir(dir) => Some(Protected::new(dir, ProtectedKind::ToolsFolder)),
+            Source::File(file) => Some(Protected::new(file, ProtectedKind::Component)),
+            Source::Bytes { .. } => None,
+        })
+        .collect();
+    protected.extend(policy.files().iter().map(|file| Protected::new(file, ProtectedKind::PolicyFile)));
+    if let Some(cache) = cache {
+        let [dir, key] = cache::protected_paths(cache.dir());
+        protected.push(Protected::new(&dir, ProtectedKind::CompileCache));
+        protected.push(Protected::new(&key, ProtectedKind::CacheKey));
+    }
+    protected
+}
+
+/// Removes tools whose directory grants are unsafe: overlapping a writable grant of any tool
+/// the policy names (loaded now or not: `toolcell invoke` loads one tool, and another
+/// process may run the writer), or exposing what the host loads (`protected`).
 fn refuse_unsafe_grants(
     entries: &mut BTreeMap<String, ToolEntry>,
-    cache: Option<&Path>,
+    policy: &Policy,
+    protected: &[Protected],
     diagnostics: &mut Vec<LoadDiagnostic>,
 ) {
+    // The grants of tools not loaded, opened only to compare them; one that cannot be opened
+    // exposes nothing.
+    let not_loaded: Vec<(&str, OpenDir)> = policy
+        .tools()
+        .filter(|(tool, _)| !entries.contains_key(*tool))
+        .flat_map(|(tool, grants)| grants.dirs.iter().filter_map(move |dir| Some((tool, OpenDir::open(dir).ok()?))))
+        .collect();
     let granted: Vec<GrantedDir<'_>> = entries
         .iter()
         .flat_map(|(tool, entry)| entry.access.dirs.iter().map(move |dir| GrantedDir { tool, dir }))
+        .chain(not_loaded.iter().map(|(tool, dir)| GrantedDir { tool, dir }))
         .collect();
     let mut refused = overlapping_grants(&granted);
-    for protected in cache.map(cache::protected_paths).into_iter().flatten() {
-        for grant in &granted {
-            if let Some(reason) = exposes_cache(grant.dir, &protected) {
+    for grant in granted.iter().filter(|grant| entries.contains_key(grant.tool)) {
+        for protected in protected {
+            if let Some(reason) = exposes(grant.dir, protected) {
                 refused.push((grant.tool.to_owned(), format!("tool `{}` was not loaded: {reason}", grant.tool)));
             }
         }
@@ -796,6 +886,8 @@ struct Recipe {
     raise_limits_per_call: bool,
     /// Load only this tool when its file can be found by name ([`RuntimeBuilder::only_tool`]).
     only_tool: Option<String>,
+    /// Credentials of the host no tool may be granted ([`RuntimeBuilder::host_secret`]).
+    host_secrets: Vec<String>,
 }
 
 /// What every version of a runtime shares: a reload keeps the engine (so unchanged
@@ -852,11 +944,13 @@ impl Runtime {
             allocator: Allocator::Default,
             max_concurrent_calls: None,
             max_queued_calls: None,
+            max_queued_bytes: None,
             raise_limits_per_call: false,
             only_tool: None,
             progress: None,
             resolver: Resolver::default(),
             max_call_depth: DEFAULT_MAX_CALL_DEPTH,
+            host_secrets: Vec::new(),
         }
     }
 
@@ -978,8 +1072,15 @@ impl Runtime {
 
     /// One call: (for a nested call: may it be made?) → parse → validate → admit → execute →
     /// classify → redact.
-    async fn run(&self, call: ToolCall, cancel: Option<&CancellationToken>, nesting: Option<Nesting>) -> ToolOutput {
+    async fn run(
+        &self,
+        mut call: ToolCall,
+        cancel: Option<&CancellationToken>,
+        nesting: Option<Nesting>,
+    ) -> ToolOutput {
         let started = Instant::now();
+        // Owned from here on, so the call holds one copy of its arguments.
+        let arguments = std::mem::replace(&mut call.arguments, Arguments::Json(String::new()));
         let refused = |error: CallError| {
             tracing::debug!(kind = error.kind(), "call refused");
             ToolOutput::failure(
@@ -1003,8 +1104,10 @@ impl Runtime {
             return refused(error);
         };
         let limits = self.call_limits(entry, &call.limits, nesting.is_some());
-        let arguments = match parse_and_validate(entry, &call.arguments, &limits) {
-            Ok(arguments) => arguments,
+        let arguments = match parse_and_validate(entry, arguments, &limits) {
+            // What the guest gets, and all a waiting call holds: compact text, not the
+            // parsed tree (which can take tens of times the bytes).
+            Ok(arguments) => arguments.to_string(),
             Err(error) => return refused(error),
         };
         // A nested call runs in its caller's place: its caller holds a slot and waits for it,
@@ -1012,7 +1115,7 @@ impl Runtime {
         let _admitted = if nesting.is_some() {
             None
         } else {
-            match self.admit(cancel, started).await {
+            match self.admit(cancel, started, arguments.len()).await {
                 Ok(permit) => Some(permit),
                 Err(error) => return refused(error),
             }
@@ -1055,11 +1158,12 @@ impl Runtime {
         &self,
         cancel: Option<&CancellationToken>,
         started: Instant,
+        bytes: usize,
     ) -> Result<OwnedSemaphorePermit, CallError> {
         match cancel {
-            None => self.inner.shared.admission.admit().await,
+            None => self.inner.shared.admission.admit(bytes).await,
             Some(cancel) => tokio::select! {
-                admitted = self.inner.shared.admission.admit() => admitted,
+                admitted = self.inner.shared.admission.admit(bytes) => admitted,
                 () = cancel.cancelled() => Err(CallError::Cancelled { after_ms: millis(started.elapsed()) }),
             },
         }
@@ -1108,14 +1212,13 @@ impl Runtime {
         entry: &ToolEntry,
         limits: &Limits,
         call: &ToolCall,
-        arguments: &Value,
+        arguments: &str,
         calls: Calls,
         cancel: Option<&CancellationToken>,
     ) -> Execution {
-        let arguments = arguments.to_string();
         let context =
             CallContext { call_id: call.id.clone(), host_context: Value::Object(call.context.clone()).to_string() };
-        let export = Export::Invoke { pre: &entry.tool.pre, arguments: &arguments, context: &context };
+        let export = Export::Invoke { pre: &entry.tool.pre, arguments, context: &context };
         let shared = &self.inner.shared;
         execute(&shared.engine, limits, &entry.access, &shared.network, calls, export, cancel).await
     }
@@ -1163,7 +1266,7 @@ pub(crate) fn unknown_tool(name: &str, available: Vec<String>) -> CallError {
 const MAX_NAME_BYTES: usize = 100;
 
 /// The arguments as one JSON value within the size limit, checked against the tool's schema.
-fn parse_and_validate(entry: &ToolEntry, arguments: &Arguments, limits: &Limits) -> Result<Value, CallError> {
+fn parse_and_validate(entry: &ToolEntry, arguments: Arguments, limits: &Limits) -> Result<Value, CallError> {
     let arguments = arguments::parse(arguments, limits.max_argument_bytes)?;
     let violations = entry.tool.parameters.violations(&arguments);
     if violations.is_empty() { Ok(arguments) } else { Err(CallError::InvalidArguments { violations }) }
@@ -1171,7 +1274,7 @@ fn parse_and_validate(entry: &ToolEntry, arguments: &Arguments, limits: &Limits)
 
 /// Turns how the run ended into the result for the model, or the error that explains it.
 fn classify(entry: &ToolEntry, limits: &Limits, execution: Execution) -> (Result<String, CallError>, Diagnostics) {
-    let Execution { outcome, mut diagnostics, http, .. } = execution;
+    let Execution { outcome, mut diagnostics, http, files_refused, .. } = execution;
     let result = match outcome {
         Ok(Returned::Invoke(Ok(result))) => {
             check_output(result, entry.tool.output.as_deref(), limits.max_output_bytes, &entry.access.redactor)
@@ -1187,8 +1290,24 @@ fn classify(entry: &ToolEntry, limits: &Limits, execution: Execution) -> (Result
         }
         Err(error) => Err(error),
     };
-    let result = result.map_err(|error| explain_http_failure(error, entry, limits, &http, &mut diagnostics));
+    let result = result
+        .map_err(|error| explain_http_failure(error, entry, limits, &http, &mut diagnostics))
+        .map_err(|error| explain_open_files_failure(error, files_refused, &mut diagnostics));
     (result, diagnostics)
+}
+
+/// When the tool failed (or crashed) after the host refused to let it open another file,
+/// the bound explains the failure; the tool's own account goes to the diagnostics.
+fn explain_open_files_failure(error: CallError, refused: Option<Bound>, diagnostics: &mut Diagnostics) -> CallError {
+    let Some(bound) = refused else { return error };
+    if !matches!(error, CallError::RejectedArguments { .. } | CallError::ToolFailed { .. } | CallError::Crashed { .. })
+    {
+        return error;
+    }
+    let detail = diagnostics.detail.take().map(|detail| format!("\n{detail}")).unwrap_or_default();
+    diagnostics.detail = Some(format!("the tool's own outcome: {error}{detail}"));
+    let (resource, limit) = bound.describe();
+    CallError::ResourceLimit { resource, limit }
 }
 
 /// When the tool gave up after the host refused one of its requests or capped a response,

@@ -14,6 +14,7 @@ use wasmtime_wasi::p2::{OutputStream, Pollable, StreamError};
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
+use crate::files::{FileSlots, OpenFiles};
 use crate::http::{HttpGate, RequestSlots, Resolver};
 use crate::limits::Limits;
 use crate::nested::Calls;
@@ -29,18 +30,21 @@ pub(crate) const MAX_RESOURCE_HANDLES: usize = 1024;
 pub(crate) const MAX_HEADER_FIELDS_BYTES: usize = 16 << 10;
 
 /// What every call of a runtime shares: how outbound HTTP resolves names, and the
-/// runtime-wide bound on requests in flight.
+/// runtime-wide bounds on requests in flight and on open files.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Network {
     pub(crate) resolver: Resolver,
     pub(crate) request_slots: RequestSlots,
+    pub(crate) file_slots: FileSlots,
 }
 
 /// The store data of one call.
 pub(crate) struct Sandbox {
     wasi: WasiCtx,
-    table: ResourceTable,
+    pub(crate) table: ResourceTable,
     http: WasiHttpCtx,
+    /// The files the guest holds open, within the call's and the runtime's bounds.
+    pub(crate) files: OpenFiles,
     pub(crate) gate: HttpGate,
     pub(crate) memory: MemoryLimiter,
     pub(crate) stdout: CapturedOutput,
@@ -88,6 +92,7 @@ impl Sandbox {
             wasi: wasi.build(),
             table,
             http,
+            files: OpenFiles::new(network.file_slots.clone()),
             gate: HttpGate::new(
                 access.allow_hosts.clone(),
                 limits.max_http_response_bytes,

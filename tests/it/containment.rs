@@ -279,3 +279,148 @@ async fn concurrent_calls_beyond_the_limit_wait_their_turn() {
     assert!(outputs.iter().all(|output| kind(output) == "timeout"), "{outputs:#?}");
     assert_eq!(runtime.calls_in_flight().running, 0);
 }
+
+/// A runtime where one call runs at once and `sleeper` can hold that place until cancelled.
+async fn one_place(max_queued_bytes: Option<u64>) -> (Runtime, toolcell_runtime::CancellationToken) {
+    let mut builder = Runtime::builder()
+        .component_file(toolcell_tests::SLEEPER)
+        .component_file(toolcell_tests::ECHO)
+        .max_concurrent_calls(1)
+        .on_demand()
+        .allow_raising_limits_per_call()
+        .compile_cache(COMPILE_CACHE);
+    if let Some(bytes) = max_queued_bytes {
+        builder = builder.max_queued_bytes(bytes);
+    }
+    let runtime = builder.build().await.unwrap();
+    let busy = toolcell_runtime::CancellationToken::new();
+    tokio::spawn({
+        let (runtime, busy) = (runtime.clone(), busy.clone());
+        let call = ToolCall::new("busy", "sleeper", json!({}))
+            .with_limits(LimitOverrides::new().timeout(Duration::from_secs(120)));
+        async move { runtime.call_cancellable(call, &busy).await }
+    });
+    wait_for(&runtime, |calls| calls.running == 1).await;
+    (runtime, busy)
+}
+
+async fn wait_for(runtime: &Runtime, until: impl Fn(toolcell_runtime::CallsInFlight) -> bool) {
+    for _ in 0..12_000 {
+        if until(runtime.calls_in_flight()) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("never reached: {:?}", runtime.calls_in_flight());
+}
+
+/// Starts `echo` calls with `arguments` on tasks of their own.
+fn echo_calls(
+    runtime: &Runtime,
+    count: usize,
+    arguments: &Value,
+) -> Vec<tokio::task::JoinHandle<toolcell_runtime::ToolOutput>> {
+    (0..count)
+        .map(|i| {
+            let (runtime, arguments) = (runtime.clone(), arguments.clone());
+            tokio::spawn(async move { runtime.call(ToolCall::new(format!("q{i}"), "echo", arguments)).await })
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn waiting_calls_are_bounded_by_the_bytes_of_their_arguments() {
+    let (runtime, busy) = one_place(Some(3 << 19)).await;
+    // About 650 KB of valid arguments: two fit in 1.5 MiB, three do not.
+    let tags: Vec<String> = (0..50_000).map(|i| format!("tag-{i:06}")).collect();
+    let big = json!({ "text": "hi", "count": 1, "tags": tags });
+    let waiting = echo_calls(&runtime, 2, &big);
+    wait_for(&runtime, |calls| calls.waiting == 2).await;
+
+    let refused = runtime.call(ToolCall::new("third", "echo", big.clone())).await;
+    let error = refused.error.as_ref().map(CallError::kind);
+    assert_eq!(error, Some("overloaded"), "1.5 MiB hold two such calls, not three");
+    // Not a count: small calls still queue.
+    let small = echo_calls(&runtime, 3, &json!({ "text": "hi", "count": 1 }));
+    wait_for(&runtime, |calls| calls.waiting == 5).await;
+
+    busy.cancel();
+    for output in futures_outputs(waiting.into_iter().chain(small)).await {
+        assert!(!output.is_error, "{:?}", output.error);
+        assert_eq!(value(&output)["text"], json!("hi"));
+    }
+}
+
+#[tokio::test]
+async fn the_default_queue_is_sized_to_the_places_that_run_calls() {
+    let (runtime, busy) = one_place(None).await;
+    let queued = toolcell_runtime::default_max_queued_calls(1) as usize;
+    let waiting = echo_calls(&runtime, queued, &json!({ "text": "hi", "count": 1 }));
+    wait_for(&runtime, |calls| calls.waiting == queued).await;
+    let refused = runtime.call(ToolCall::new("one more", "echo", json!({ "text": "hi", "count": 1 }))).await;
+    assert_eq!(kind(&refused), "overloaded", "{refused:#?}");
+    busy.cancel();
+    let outputs = futures_outputs(waiting).await;
+    assert!(outputs.iter().all(|output| !output.is_error), "every queued call ran");
+}
+
+async fn futures_outputs(
+    tasks: impl IntoIterator<Item = tokio::task::JoinHandle<toolcell_runtime::ToolOutput>>,
+) -> Vec<toolcell_runtime::ToolOutput> {
+    let mut outputs = Vec::new();
+    for task in tasks {
+        outputs.push(task.await.unwrap());
+    }
+    outputs
+}
+
+/// A runtime granting `fd_hog` a folder holding `file.txt`.
+async fn fd_hog_runtime(name: &str) -> (Runtime, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("toolcell-fd-hog-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("file.txt"), "open me").unwrap();
+    let runtime = Runtime::builder()
+        .component_file(toolcell_tests::FD_HOG)
+        .grant("fd_hog", Grants::new().dir(toolcell_runtime::DirGrant::read_only(&dir, "/data")))
+        .compile_cache(COMPILE_CACHE)
+        .build()
+        .await
+        .unwrap();
+    (runtime, dir)
+}
+
+fn hog(count: u32, mode: &str, hold_ms: u64) -> ToolCall {
+    ToolCall::new("hog", "fd_hog", json!({ "count": count, "mode": mode, "hold_ms": hold_ms }))
+}
+
+#[tokio::test]
+async fn open_files_are_bounded_per_call_and_per_runtime() {
+    let (runtime, dir) = fd_hog_runtime("bounds").await;
+    // One call keeping 200 files open (or 200 streams, each keeping its file open).
+    for mode in ["keep", "stream"] {
+        let output = runtime.call(hog(200, mode, 0)).await;
+        assert_eq!(
+            output.error,
+            Some(CallError::ResourceLimit { resource: "open files and directories of one call".into(), limit: 64 }),
+            "{mode}: {output:#?}"
+        );
+        let detail = output.diagnostics.detail.as_deref().unwrap_or_default();
+        assert!(detail.contains("open number 65 failed"), "the 65th open failed inside the tool: {detail}");
+    }
+    // Files closed again do not count, and the bound is given back when a call ends.
+    assert_eq!(value(&runtime.call(hog(2_000, "close", 0)).await), json!(2_000));
+    assert_eq!(value(&runtime.call(hog(64, "keep", 0)).await), json!(64));
+
+    // Six calls holding 60 each at once: 360 > 256 for the runtime.
+    let outputs = runtime.call_all((0..6).map(|_| hog(60, "keep", 1_500))).await;
+    let refused: Vec<_> = outputs.iter().filter(|output| output.is_error).collect();
+    assert!(!refused.is_empty() && refused.len() < 6, "{outputs:#?}");
+    for output in refused {
+        assert!(
+            matches!(&output.error, Some(CallError::ResourceLimit { resource, limit: 256 }) if resource.contains("all calls")),
+            "{output:#?}"
+        );
+    }
+    assert_eq!(value(&runtime.call(hog(60, "keep", 0)).await), json!(60), "every call gave its files back");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -26,6 +26,7 @@ mod covered_by {
     pub const exit_nonzero: &str = "containment::exiting_with_a_failure_status_is_a_crash";
     pub const exit_zero: &str = "containment::exiting_with_status_zero_is_not_a_result";
     pub const fails_retryably: &str = "errors::tool_failures_carry_the_tools_retryable_flag";
+    pub const fd_hog: &str = "containment::open_files_are_bounded_per_call_and_per_runtime";
     pub const fs_escape: &str = "capabilities::reads_outside_the_granted_directory_fail_inside_the_guest";
     pub const fs_write: &str = "capabilities::a_read_only_grant_refuses_writes_and_a_read_write_grant_allows_them";
     pub const http_fields_bomb: &str = "containment::header_fields_are_bounded_per_set_and_per_call";

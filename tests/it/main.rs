@@ -13,6 +13,7 @@ mod guests;
 mod loading;
 mod messages;
 mod metrics;
+mod policy_boundary;
 mod pooling;
 mod python;
 mod reload;

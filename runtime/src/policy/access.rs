@@ -15,21 +15,84 @@ use crate::redact::Redactor;
 /// value would rewrite ordinary text and numbers in results.
 pub const MIN_SECRET_CHARS: usize = 8;
 
-/// Checks a directory grant and makes its host path canonical.
-pub(crate) fn check_dir(mut dir: DirGrant) -> Result<DirGrant, String> {
+/// Checks a directory grant and opens it: a relative host path is taken from `base` (made
+/// canonical: links the operator set up above it are followed), and from there the path is
+/// walked one component at a time without following a symlink, so that a link planted in it
+/// cannot move the grant. Returns the grant with its resolved host path, and the directory.
+pub(crate) fn check_dir(mut dir: DirGrant, base: &Path) -> Result<(DirGrant, File), String> {
     if !dir.guest.starts_with('/') || dir.guest.split('/').any(|part| part == ".." || part == ".") {
         return Err(format!(
             "guest path `{}` must be absolute and without `.` or `..`, e.g. \"/workspace\"",
             dir.guest
         ));
     }
-    let host = std::fs::canonicalize(&dir.host)
-        .map_err(|err| format!("host directory {} cannot be used: {err}", dir.host.display()))?;
-    if !host.is_dir() {
-        return Err(format!("host path {} is not a directory", dir.host.display()));
-    }
+    let (host, handle) = open_without_symlinks(&dir.host, base)?;
     dir.host = host;
-    Ok(dir)
+    Ok((dir, handle))
+}
+
+/// Opens the directory at `path` (relative to `base`) through no symlink below `base`.
+#[cfg(unix)]
+fn open_without_symlinks(path: &Path, base: &Path) -> Result<(PathBuf, File), String> {
+    use std::path::Component;
+
+    use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, openat, statat};
+
+    let unusable = |err: &dyn fmt::Display| format!("host directory {} cannot be used: {err}", path.display());
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let (mut resolved, mut dir) = if path.is_absolute() {
+        (PathBuf::from("/"), openat(CWD, "/", flags, Mode::empty()).map_err(|err| unusable(&err))?)
+    } else {
+        let base = if base.as_os_str().is_empty() { Path::new(".") } else { base };
+        let base = std::fs::canonicalize(base).map_err(|err| unusable(&err))?;
+        let dir = openat(CWD, &base, flags, Mode::empty()).map_err(|err| unusable(&err))?;
+        (base, dir)
+    };
+    for component in path.components() {
+        let name = match component {
+            Component::Normal(name) => name,
+            Component::ParentDir => {
+                dir = openat(&dir, "..", flags, Mode::empty()).map_err(|err| unusable(&err))?;
+                resolved.pop();
+                continue;
+            }
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => continue,
+        };
+        let parent = dir;
+        resolved.push(name);
+        dir = openat(&parent, name, flags | OFlags::NOFOLLOW, Mode::empty()).map_err(|err| {
+            let kind =
+                statat(&parent, name, AtFlags::SYMLINK_NOFOLLOW).map(|stat| FileType::from_raw_mode(stat.st_mode));
+            match kind {
+                Ok(FileType::Symlink) => crosses_symlink(path, &resolved),
+                Ok(kind) if kind != FileType::Directory => format!("host path {} is not a directory", path.display()),
+                _ => unusable(&err),
+            }
+        })?;
+    }
+    Ok((resolved, File::from(dir)))
+}
+
+#[cfg(not(unix))]
+fn open_without_symlinks(path: &Path, base: &Path) -> Result<(PathBuf, File), String> {
+    let unusable = |err: std::io::Error| format!("host directory {} cannot be used: {err}", path.display());
+    let host = std::fs::canonicalize(base.join(path)).map_err(unusable)?;
+    if !host.is_dir() {
+        return Err(format!("host path {} is not a directory", path.display()));
+    }
+    let handle = File::open(&host).map_err(unusable)?;
+    Ok((host, handle))
+}
+
+/// Why a grant whose path goes through the symlink at `link` is refused.
+fn crosses_symlink(path: &Path, link: &Path) -> String {
+    let target = std::fs::read_link(link).map(|target| format!(" (to {})", target.display())).unwrap_or_default();
+    format!(
+        "host directory {} goes through the symlink {}{target}. A grant never follows a symlink: whoever can \
+         change the link could move the grant elsewhere. Grant the directory by its real path",
+        path.display(),
+        link.display()
+    )
 }
 
 /// A granted directory, opened once. Every call's preopen is made from this handle, not by
@@ -37,7 +100,7 @@ pub(crate) fn check_dir(mut dir: DirGrant) -> Result<DirGrant, String> {
 /// directory for a symlink and move the grant elsewhere.
 #[derive(Debug, Clone)]
 pub(crate) struct OpenDir {
-    /// The canonical host path, for messages.
+    /// The resolved host path, for messages and for comparing grants.
     pub(crate) host: PathBuf,
     pub(crate) guest: String,
     pub(crate) writable: bool,
@@ -45,15 +108,19 @@ pub(crate) struct OpenDir {
 }
 
 impl OpenDir {
-    fn open(grant: &DirGrant) -> Result<Self, String> {
-        let handle = open_directory(&grant.host)
-            .map_err(|err| format!("host directory {} cannot be opened: {err}", grant.host.display()))?;
-        Ok(Self {
+    fn new(grant: &DirGrant, handle: File) -> Self {
+        Self {
             host: grant.host.clone(),
             guest: grant.guest.clone(),
             writable: grant.writable,
             handle: Arc::new(handle),
-        })
+        }
+    }
+
+    /// Checks and opens `grant` (a relative host path is relative to the working directory).
+    pub(crate) fn open(grant: &DirGrant) -> Result<Self, String> {
+        let (grant, handle) = check_dir(grant.clone(), Path::new("."))?;
+        Ok(Self::new(&grant, handle))
     }
 
     /// A path that opens exactly the directory that was granted, whatever has since been
@@ -61,18 +128,26 @@ impl OpenDir {
     pub(crate) fn reopen_path(&self) -> PathBuf {
         handle_path(&self.handle).unwrap_or_else(|| self.host.clone())
     }
+
+    /// Whether `other` is the very directory this one is (the same file, not just the same
+    /// path).
+    pub(crate) fn same_directory(&self, other: &OpenDir) -> bool {
+        same_file(&self.handle, &other.handle)
+    }
 }
 
-/// Opens a directory without following a symlink in its last component.
 #[cfg(unix)]
-fn open_directory(path: &Path) -> std::io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new().read(true).custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW).open(path)
+fn same_file(a: &File, b: &File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (a.metadata(), b.metadata()) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
 }
 
 #[cfg(not(unix))]
-fn open_directory(path: &Path) -> std::io::Result<File> {
-    File::open(path)
+fn same_file(_: &File, _: &File) -> bool {
+    false
 }
 
 /// The `/proc/self/fd/N` (or `/dev/fd/N`) path of an open file: opening it reaches the open
@@ -114,22 +189,40 @@ impl fmt::Debug for Access {
 impl Access {
     /// Checks `grants`, opens their directories and reads passed-through variables with
     /// `host_env`.
-    pub(crate) fn resolve(grants: &Grants, host_env: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
-        let dirs = grants.dirs.iter().map(|dir| OpenDir::open(&check_dir(dir.clone())?)).collect::<Result<_, _>>()?;
+    /// `host_secrets` are the host's own credentials: a variable whose value holds one is
+    /// refused.
+    pub(crate) fn resolve(
+        grants: &Grants,
+        host_env: impl Fn(&str) -> Option<String>,
+        host_secrets: &[String],
+    ) -> Result<Self, String> {
+        let dirs = grants.dirs.iter().map(OpenDir::open).collect::<Result<_, _>>()?;
         let mut env = Vec::with_capacity(grants.env.len());
         let mut secrets = Vec::new();
         for grant in &grants.env {
             check_env_name(&grant.name)?;
             let value = match &grant.value {
                 EnvValue::Fixed(value) | EnvValue::Secret(value) => value.clone(),
-                EnvValue::FromHost(from) => host_env(from).ok_or_else(|| {
-                    format!(
-                        "environment variable `{}` is granted from the host's `{from}`, which is not set; \
+                EnvValue::FromHost(from) => {
+                    check_grantable(from)
+                        .map_err(|reason| format!("environment variable `{}`: {reason}", grant.name))?;
+                    host_env(from).ok_or_else(|| {
+                        format!(
+                            "environment variable `{}` is granted from the host's `{from}`, which is not set; \
                          set it before starting toolcell or remove the grant",
-                        grant.name
-                    )
-                })?,
+                            grant.name
+                        )
+                    })?
+                }
             };
+            if host_secrets.iter().any(|secret| !secret.is_empty() && value.contains(secret.as_str())) {
+                return Err(format!(
+                    "environment variable `{}` would hand the tool a credential of the host itself (the server's \
+                     bearer token or an exporter's headers), which no tool may be granted; grant the tool a \
+                     credential of its own",
+                    grant.name
+                ));
+            }
             if value.contains('\0') {
                 return Err(format!("environment variable `{}` has a value containing a NUL byte", grant.name));
             }
@@ -141,6 +234,53 @@ impl Access {
         }
         Ok(Self { allow_hosts: grants.allow_hosts.clone().into(), dirs, env, redactor: Redactor::new(secrets) })
     }
+
+    /// Keeps the open directories of `previous` (the tool's grants in the version before a
+    /// reload) for every grant that did not change, so a reload never moves an unchanged
+    /// grant.
+    ///
+    /// # Errors
+    /// When an unchanged grant's path now leads to another directory than the one it was
+    /// granted as: something replaced it.
+    pub(crate) fn keep_unchanged(&mut self, previous: &Access) -> Result<(), String> {
+        for dir in &mut self.dirs {
+            let unchanged =
+                |kept: &&OpenDir| (&kept.host, &kept.guest, kept.writable) == (&dir.host, &dir.guest, dir.writable);
+            let Some(kept) = previous.dirs.iter().find(unchanged) else {
+                continue;
+            };
+            if !kept.same_directory(dir) {
+                return Err(format!(
+                    "the directory granted at {} ({}) is no longer the directory it was when it was granted: \
+                     something replaced it since. The grant keeps the original; restart to grant what is there now",
+                    dir.guest,
+                    dir.host.display()
+                ));
+            }
+            *dir = kept.clone();
+        }
+        Ok(())
+    }
+}
+
+/// Host variables that hold the host's own credentials: no tool may be granted them.
+pub const RESERVED_HOST_VARIABLES: [&str; 5] = [
+    "TOOLCELL_TOKEN",
+    "OTEL_EXPORTER_OTLP_HEADERS",
+    "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+    "OTEL_EXPORTER_OTLP_METRICS_HEADERS",
+    "OTEL_EXPORTER_OTLP_LOGS_HEADERS",
+];
+
+/// Refuses passing a host variable that holds the host's own credentials through to a tool.
+pub(crate) fn check_grantable(host_variable: &str) -> Result<(), String> {
+    if RESERVED_HOST_VARIABLES.iter().any(|reserved| reserved.eq_ignore_ascii_case(host_variable)) {
+        return Err(format!(
+            "the host's `{host_variable}` holds a credential of toolcell itself (the server's bearer token or an \
+             OTLP exporter's headers), which no tool may be granted; grant the tool a credential of its own"
+        ));
+    }
+    Ok(())
 }
 
 fn check_secret_length(name: &str, source: &EnvValue, value: &str) -> Result<(), String> {
@@ -198,18 +338,76 @@ pub(crate) fn overlapping_grants(granted: &[GrantedDir<'_>]) -> Vec<(String, Str
     refused
 }
 
-/// Whether a granted directory contains `cache` (the compile cache, whose entries the host
-/// loads as machine code), and the reason to refuse it.
-pub(crate) fn exposes_cache(dir: &OpenDir, cache: &Path) -> Option<String> {
-    cache.starts_with(&dir.host).then(|| {
-        format!(
-            "the directory {} granted at {} contains the compile cache {}, whose entries the host runs as machine \
-             code; grant a directory that does not contain it, or move the cache (`--cache-dir`)",
-            dir.host.display(),
-            dir.guest,
-            cache.display()
-        )
-    })
+/// Something the host itself reads or runs, which no granted directory may contain (or,
+/// for a folder, be inside): a tool could change its own code, its grants or what the host
+/// executes, or read other tools' secrets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Protected {
+    pub(crate) path: PathBuf,
+    pub(crate) kind: ProtectedKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ProtectedKind {
+    ToolsFolder,
+    Component,
+    PolicyFile,
+    CompileCache,
+    CacheKey,
+}
+
+impl Protected {
+    pub(crate) fn new(path: &Path, kind: ProtectedKind) -> Self {
+        // The real location, through any links: what a grant would expose is the file itself.
+        Self { path: std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned()), kind }
+    }
+
+    fn is_folder(&self) -> bool {
+        matches!(self.kind, ProtectedKind::ToolsFolder | ProtectedKind::CompileCache)
+    }
+
+    fn what(&self) -> String {
+        let path = self.path.display();
+        match self.kind {
+            ProtectedKind::ToolsFolder => {
+                format!("the tools folder {path}, whose components and policy file the host loads")
+            }
+            ProtectedKind::Component => format!("the component {path}, which the host loads as a tool"),
+            ProtectedKind::PolicyFile => {
+                format!("the policy file {path}, which sets every tool's grants and may hold their secrets")
+            }
+            ProtectedKind::CompileCache => {
+                format!("the compile cache {path}, whose entries the host runs as machine code")
+            }
+            ProtectedKind::CacheKey => {
+                format!("the compile cache's key {path}, which authenticates what the host runs")
+            }
+        }
+    }
+}
+
+/// Whether a granted directory exposes `protected` (contains it, or is inside a protected
+/// folder), and the reason to refuse it.
+pub(crate) fn exposes(dir: &OpenDir, protected: &Protected) -> Option<String> {
+    let relation = if protected.path.starts_with(&dir.host) {
+        "contains"
+    } else if protected.is_folder() && dir.host.starts_with(&protected.path) {
+        "is inside"
+    } else {
+        return None;
+    };
+    let mode = if dir.writable { "read-write" } else { "read-only" };
+    let advice = match protected.kind {
+        ProtectedKind::CompileCache | ProtectedKind::CacheKey => ", or move the cache (`--cache-dir`)",
+        _ => "",
+    };
+    Some(format!(
+        "the directory {} granted at {} ({mode}) {relation} {}: a tool granted it could read or change what the host \
+         loads, runs or keeps secret. Grant a directory that neither contains nor is inside it{advice}",
+        dir.host.display(),
+        dir.guest,
+        protected.what(),
+    ))
 }
 
 #[cfg(test)]
@@ -218,7 +416,7 @@ mod tests {
 
     fn open(path: &Path, writable: bool) -> OpenDir {
         let grant = if writable { DirGrant::read_write(path, "/g") } else { DirGrant::read_only(path, "/g") };
-        OpenDir::open(&check_dir(grant).expect("dir")).expect("open")
+        OpenDir::open(&grant).expect("open")
     }
 
     #[test]
@@ -247,13 +445,87 @@ mod tests {
     #[test]
     fn short_secrets_are_refused_and_plain_values_are_not_secrets() {
         let grants = Grants::new().env(super::super::EnvGrant::secret("PIN", "1234"));
-        let err = Access::resolve(&grants, |_| None).expect_err("too short");
+        let err = Access::resolve(&grants, |_| None, &[]).expect_err("too short");
         assert!(err.contains("`PIN`") && err.contains("4 characters"), "{err}");
         let grants = Grants::new().env(super::super::EnvGrant::fixed("UNITS", "4"));
-        let access = Access::resolve(&grants, |_| None).expect("a plain value");
+        let access = Access::resolve(&grants, |_| None, &[]).expect("a plain value");
         assert!(access.redactor.is_empty());
         let grants = Grants::new().env(super::super::EnvGrant::from_host("TOKEN", "HOST_TOKEN"));
-        let access = Access::resolve(&grants, |_| Some("a-long-token".into())).expect("a secret");
+        let access = Access::resolve(&grants, |_| Some("a-long-token".into()), &[]).expect("a secret");
         assert!(!access.redactor.is_empty());
+    }
+
+    /// `root/proj/inner` and `root/secret`, fresh.
+    fn tree(name: &str) -> PathBuf {
+        let root = std::env::temp_dir().join(format!("toolcell-access-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("proj/inner")).expect("mkdir");
+        std::fs::create_dir_all(root.join("secret")).expect("mkdir");
+        root
+    }
+
+    #[test]
+    fn a_grant_through_a_symlink_is_refused_naming_the_link() {
+        let root = tree("symlink");
+        std::fs::rename(root.join("proj/inner"), root.join("proj/inner.old")).expect("rename");
+        std::os::unix::fs::symlink("../secret", root.join("proj/inner")).expect("symlink");
+        for path in [root.join("proj/inner"), root.join("proj/inner/../inner.old")] {
+            let err = check_dir(DirGrant::read_only(&path, "/w"), Path::new(".")).expect_err("through a symlink");
+            assert!(err.contains("symlink") && err.contains(&root.join("proj/inner").display().to_string()), "{err}");
+        }
+        // Relative to a base, `..` included; the base's own path may be a link (the operator's).
+        std::os::unix::fs::symlink(root.join("proj"), root.join("proj-link")).expect("symlink");
+        let (grant, _) = check_dir(DirGrant::read_only("../secret", "/w"), &root.join("proj-link")).expect("real path");
+        assert_eq!(grant.host, root.join("secret"));
+        let err = check_dir(DirGrant::read_only("inner", "/w"), &root.join("proj-link")).expect_err("link below");
+        assert!(err.contains("symlink"), "{err}");
+        let err = check_dir(DirGrant::read_only("missing", "/w"), &root).expect_err("missing");
+        assert!(err.contains("cannot be used"), "{err}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_reload_keeps_unchanged_grants_open_and_refuses_one_that_now_leads_elsewhere() {
+        let root = tree("keep");
+        let grants = Grants::new().dir(DirGrant::read_only(root.join("proj/inner"), "/w"));
+        let before = Access::resolve(&grants, |_| None, &[]).expect("resolve");
+        let mut same = Access::resolve(&grants, |_| None, &[]).expect("resolve");
+        same.keep_unchanged(&before).expect("the same directory");
+        assert_eq!(same.dirs[0].reopen_path(), before.dirs[0].reopen_path(), "the first handle is kept");
+
+        std::fs::rename(root.join("proj/inner"), root.join("proj/inner.old")).expect("rename");
+        std::fs::create_dir(root.join("proj/inner")).expect("mkdir");
+        let mut moved = Access::resolve(&grants, |_| None, &[]).expect("resolve");
+        let err = moved.keep_unchanged(&before).expect_err("another directory");
+        assert!(err.contains("/w") && err.contains("replaced"), "{err}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn grants_exposing_what_the_host_loads_are_refused_and_others_are_not() {
+        let root = tree("protected");
+        let tools = Protected::new(&root.join("proj"), ProtectedKind::ToolsFolder);
+        let policy = Protected::new(&root.join("proj/toolcell.toml"), ProtectedKind::PolicyFile);
+        let around = open(&root, false);
+        let inside = open(&root.join("proj/inner"), false);
+        let beside = open(&root.join("secret"), true);
+        assert!(exposes(&around, &tools).is_some_and(|why| why.contains("contains the tools folder")));
+        assert!(exposes(&inside, &tools).is_some_and(|why| why.contains("is inside the tools folder")));
+        assert!(exposes(&around, &policy).is_some_and(|why| why.contains("the policy file")));
+        assert!(exposes(&inside, &policy).is_none(), "a folder beside a file does not expose it");
+        assert!(exposes(&beside, &tools).is_none());
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn the_hosts_own_credentials_are_never_granted() {
+        let grants = Grants::new().env(super::super::EnvGrant::from_host("T", "TOOLCELL_TOKEN"));
+        let err = Access::resolve(&grants, |_| Some("server-token-123456".into()), &[]).expect_err("reserved");
+        assert!(err.contains("TOOLCELL_TOKEN"), "{err}");
+        let grants = Grants::new().env(super::super::EnvGrant::from_host("T", "MY_COPY"));
+        let secrets = ["server-token-123456".to_owned()];
+        let err = Access::resolve(&grants, |_| Some("Bearer server-token-123456".into()), &secrets).expect_err("value");
+        assert!(err.contains("`T`") && err.contains("credential of the host"), "{err}");
+        assert!(Access::resolve(&grants, |_| Some("another-token-1234".into()), &secrets).is_ok());
     }
 }

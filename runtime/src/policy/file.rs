@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use super::access::check_dir;
+use super::access::{check_dir, check_grantable};
 use super::{DirGrant, EnvGrant, Grants, HostPattern, Policy, PolicyError, check_env_name};
 use crate::limits::LimitOverrides;
 use crate::load::is_tool_name;
@@ -20,7 +20,10 @@ impl Policy {
         let text = std::fs::read_to_string(path)
             .map_err(|err| PolicyError { file: path.to_owned(), problems: vec![format!("cannot be read: {err}")] })?;
         let base = path.parent().unwrap_or(Path::new("."));
-        Self::parse(&text, base).map_err(|problems| PolicyError { file: path.to_owned(), problems })
+        let mut policy =
+            Self::parse(&text, base).map_err(|problems| PolicyError { file: path.to_owned(), problems })?;
+        policy.files.push(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned()));
+        Ok(policy)
     }
 
     /// Parses policy text; relative directory paths are joined to `base`.
@@ -50,7 +53,7 @@ impl Policy {
                 }
             }
         }
-        if problems.is_empty() { Ok(Self { tools }) } else { Err(problems) }
+        if problems.is_empty() { Ok(Self { tools, files: Vec::new() }) } else { Err(problems) }
     }
 }
 
@@ -138,7 +141,7 @@ fn parse_dir(value: &toml::Value, base: &Path, at: &str, problems: &mut Vec<Stri
     let (mut host, mut guest, mut writable) = (None, None, false);
     for (key, value) in table {
         match (key.as_str(), value.as_str()) {
-            ("host", Some(path)) => host = Some(base.join(path)),
+            ("host", Some(path)) => host = Some(std::path::PathBuf::from(path)),
             ("guest", Some(path)) => guest = Some(path.to_owned()),
             ("mode", Some("ro")) => writable = false,
             ("mode", Some("rw")) => writable = true,
@@ -152,8 +155,8 @@ fn parse_dir(value: &toml::Value, base: &Path, at: &str, problems: &mut Vec<Stri
             .push(format!("{at} needs both `host` (a directory on this machine) and `guest` (e.g. \"/workspace\")"));
         return None;
     };
-    match check_dir(DirGrant { host, guest, writable }) {
-        Ok(dir) => Some(dir),
+    match check_dir(DirGrant { host, guest, writable }, base) {
+        Ok((dir, _)) => Some(dir),
         Err(reason) => {
             problems.push(format!("{at}: {reason}"));
             None
@@ -171,6 +174,10 @@ fn parse_env(name: &str, value: &toml::Value, at: &str, problems: &mut Vec<Strin
         toml::Value::Table(table) if table.len() == 1 => match table.iter().next() {
             Some((key, toml::Value::String(secret))) if key == "secret" => EnvGrant::secret(name, secret.clone()),
             Some((key, toml::Value::String(from))) if key == "from_host" => {
+                if let Err(reason) = check_grantable(from) {
+                    problems.push(format!("{at}: {reason}"));
+                    return None;
+                }
                 if std::env::var_os(from).is_none() {
                     problems.push(format!(
                         "{at}: the host environment has no variable `{from}`; set it or remove the grant"
@@ -267,6 +274,9 @@ mod tests {
             limits = { fuel = -1, speed = 3 }
             env = { A = 1, B = { from_host = "TOOLCELL_TEST_NO_SUCH_VARIABLE" } }
             call_tools = ["calculator", "no spaces", 7]
+            [tools.thief.env]
+            SERVER = { from_host = "TOOLCELL_TOKEN" }
+            EXPORT = { from_host = "OTEL_EXPORTER_OTLP_HEADERS" }
             [other]
         "#;
         let problems = Policy::parse(bad, &dir).expect_err("invalid policy");
@@ -282,6 +292,8 @@ mod tests {
             "[tools.files] env.B: the host environment has no variable `TOOLCELL_TEST_NO_SUCH_VARIABLE`",
             "[tools.files] call_tools[1] must be the name of a tool",
             "[tools.files] call_tools[2] must be the name of a tool",
+            "[tools.thief] env.SERVER: the host's `TOOLCELL_TOKEN` holds a credential of toolcell itself",
+            "[tools.thief] env.EXPORT: the host's `OTEL_EXPORTER_OTLP_HEADERS` holds a credential",
             "unknown top-level key `other`",
         ];
         for expected in expected {

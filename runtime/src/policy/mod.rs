@@ -19,8 +19,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-pub use self::access::MIN_SECRET_CHARS;
-pub(crate) use self::access::{Access, GrantedDir, exposes_cache, overlapping_grants};
+pub(crate) use self::access::{Access, GrantedDir, OpenDir, Protected, ProtectedKind, exposes, overlapping_grants};
+pub use self::access::{MIN_SECRET_CHARS, RESERVED_HOST_VARIABLES};
 pub use self::hosts::HostPattern;
 pub(crate) use self::hosts::Scheme;
 use crate::limits::LimitOverrides;
@@ -266,6 +266,8 @@ fn check_env_name(name: &str) -> Result<(), String> {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Policy {
     tools: BTreeMap<String, Grants>,
+    /// The files it was read from: no tool may be granted a directory that holds one.
+    files: Vec<PathBuf>,
 }
 
 /// Why a policy could not be used. Every problem is listed, each naming the file, the
@@ -305,6 +307,18 @@ impl Policy {
         for (tool, grants) in other.tools {
             self.grant(tool, grants);
         }
+        for file in other.files {
+            if !self.files.contains(&file) {
+                self.files.push(file);
+            }
+        }
+    }
+
+    /// The policy files this policy was read from ([`Self::from_file`]), merged ones
+    /// included. A runtime refuses any tool granted a directory that holds one of them: the
+    /// tool could rewrite its own grants, or read another tool's secrets.
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
     }
 }
 
