@@ -34,7 +34,7 @@ const MIN_BUFFER_BYTES: usize = 8 * 1024;
 pub(crate) const MAX_REFUSALS: usize = 64;
 
 /// How long answering a refused connection may take.
-const REFUSAL_TIME: Duration = Duration::from_secs(2);
+const REFUSAL_TIME: Duration = Duration::from_secs(1);
 
 /// How long a refused connection's request may take to arrive before it is answered anyway.
 const REFUSAL_READ_TIME: Duration = Duration::from_millis(500);
