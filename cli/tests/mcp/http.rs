@@ -275,8 +275,10 @@ async fn shutdown_lets_a_call_in_flight_finish_then_exits() {
 }
 
 // The front door under attack: connections, sessions and bodies from clients that never
-// finish, or never stop. Attackers connect from 127.0.0.2 (still loopback) so the caps
-// per client address leave 127.0.0.1, the well-behaved client, its own share.
+// finish, or never stop. Where the caps per client address are the point, attackers connect
+// from 127.0.0.2 (still loopback) and the well-behaved client from 127.0.0.1: Linux routes
+// all of 127.0.0.0/8 to the loopback interface; macOS has only 127.0.0.1 unless aliased, so
+// those tests run on Linux.
 
 /// A connection to the server at `base` from the loopback address `source`.
 async fn connect_from(source: [u8; 4], base: &str) -> tokio::net::TcpStream {
@@ -342,12 +344,12 @@ async fn half_sent_requests_and_idle_connections_are_closed_and_a_client_with_th
     // Half a request line each: hyper's defaults waited for the rest forever.
     let mut half_sent = Vec::new();
     for _ in 0..200 {
-        let mut stream = connect_from([127, 0, 0, 2], &server.base).await;
+        let mut stream = connect_from([127, 0, 0, 1], &server.base).await;
         write(&mut stream, b"POST /mcp HT").await.unwrap();
         half_sent.push(stream);
     }
     // A keep-alive connection that made one request and then says nothing.
-    let mut idle = connect_from([127, 0, 0, 2], &server.base).await;
+    let mut idle = connect_from([127, 0, 0, 1], &server.base).await;
     write(&mut idle, healthz_request(&server.base).as_bytes()).await.unwrap();
     let (status, _, _) = read_response(&mut idle, Duration::from_secs(20)).await.expect("healthz answers");
     assert_eq!(status, 200);
@@ -367,6 +369,7 @@ async fn half_sent_requests_and_idle_connections_are_closed_and_a_client_with_th
     }
 }
 
+#[cfg(target_os = "linux")]
 #[tokio::test]
 async fn connections_past_the_cap_per_client_are_refused_and_others_are_served() {
     let server = HttpServer::start_with_env("127.0.0.1:0", &[], &[("TOOLCELL_MAX_CONNECTIONS_PER_CLIENT", "8")]).await;
@@ -410,6 +413,7 @@ async fn open_session(http: &reqwest::Client, url: &str) -> (u16, Option<String>
     (status, session, response.text().await.unwrap())
 }
 
+#[cfg(target_os = "linux")]
 #[tokio::test]
 async fn sessions_past_the_caps_are_refused_with_a_clear_error() {
     let server = HttpServer::start_with_env(
@@ -536,7 +540,7 @@ async fn large_slow_bodies_are_refused_past_the_byte_budget_and_a_normal_call_su
     let length = 256 * 1024;
     let (mut held, mut refused) = (Vec::new(), 0);
     for _ in 0..8 {
-        let mut stream = connect_from([127, 0, 0, 2], &server.base).await;
+        let mut stream = connect_from([127, 0, 0, 1], &server.base).await;
         let mut request = head(length).into_bytes();
         request.resize(request.len() + length - 1, b' ');
         let written = tokio::time::timeout(Duration::from_secs(5), write(&mut stream, &request)).await;
@@ -558,7 +562,7 @@ async fn large_slow_bodies_are_refused_past_the_byte_budget_and_a_normal_call_su
     assert!(held.len() <= 4, "{} bodies held within a 1 MiB budget", held.len());
 
     // A request that announces a large body is refused before it sends it: 503, and when to retry.
-    let mut probe = connect_from([127, 0, 0, 2], &server.base).await;
+    let mut probe = connect_from([127, 0, 0, 1], &server.base).await;
     write(&mut probe, head(length).as_bytes()).await.unwrap();
     let (status, head, body) = read_response(&mut probe, Duration::from_secs(20)).await.expect("a refusal");
     assert_eq!(status, 503, "{head}\n{body}");
