@@ -185,7 +185,10 @@ async fn http_round_trips(size: Size, stateless: bool) -> Vec<Duration> {
 
 /// `concurrent` calls sent at once over HTTP (stateless), each on a task of its own.
 async fn concurrent_calls(size: Size) {
-    let (_child, url) = http_server(&["--stateless"]).await;
+    // One client opening a connection per call: past the default cap of 256 connections per
+    // client address, which this measurement is not about.
+    let caps = ["--max-connections", "2048", "--max-connections-per-client", "2048"];
+    let (_child, url) = http_server(&[&["--stateless"][..], &caps[..]].concat()).await;
     let http = reqwest::Client::new();
     let started = Instant::now();
     let tasks: Vec<_> = (0..size.concurrent as u64)

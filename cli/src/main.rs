@@ -208,6 +208,39 @@ struct ServeArgs {
     /// fails at once as `overloaded` (retryable) [default: 64 MiB].
     #[arg(long, value_name = "BYTES")]
     max_queued_bytes: Option<u64>,
+    /// HTTP connections open at once; past it a new one gets 503 and is closed. At most half
+    /// the open-files limit, which serve raises to its hard limit at start.
+    #[arg(long, env = "TOOLCELL_MAX_CONNECTIONS", value_name = "N", default_value_t = 1024,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: u32,
+    /// HTTP connections one client address (an IPv6 /64) may hold; past it a new one gets 429.
+    /// Behind a reverse proxy every client is the proxy: raise it to --max-connections.
+    #[arg(long, env = "TOOLCELL_MAX_CONNECTIONS_PER_CLIENT", value_name = "N", default_value_t = 256,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections_per_client: u32,
+    /// How long an HTTP client may take to send a request's headers, and a kept-alive
+    /// connection may sit idle, before it is closed.
+    #[arg(long, env = "TOOLCELL_HEADER_TIMEOUT", value_name = "DURATION", value_parser = parse::duration,
+          default_value = "10s")]
+    header_timeout: Duration,
+    /// MCP sessions open at once; past it `initialize` gets 503.
+    #[arg(long, env = "TOOLCELL_MAX_SESSIONS", value_name = "N", default_value_t = 1024,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    max_sessions: u32,
+    /// MCP sessions one client address may hold; past it `initialize` gets 429. Behind a
+    /// reverse proxy, raise it to --max-sessions.
+    #[arg(long, env = "TOOLCELL_MAX_SESSIONS_PER_CLIENT", value_name = "N", default_value_t = 256,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    max_sessions_per_client: u32,
+    /// How long an MCP session lives without a request; its client then gets 404 and starts
+    /// a new one.
+    #[arg(long, env = "TOOLCELL_SESSION_IDLE", value_name = "DURATION", value_parser = parse::duration,
+          default_value = "2m")]
+    session_idle: Duration,
+    /// Request-body bytes received at once over all HTTP requests (the first 16 KiB of each
+    /// body not counted); past it a request gets 503 and Retry-After [default: 4 × --max-body].
+    #[arg(long, env = "TOOLCELL_MAX_BUFFERED_BYTES", value_name = "SIZE", value_parser = parse::size)]
+    max_buffered_bytes: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -737,6 +770,11 @@ async fn respond(source: Source<'_>, format: Format, message: &Path) -> anyhow::
 }
 
 async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result<ExitCode> {
+    // Every connection, tool file and cached component is a descriptor: the soft limit
+    // (often 1024) is far below what the hard limit allows.
+    if let Some(limit) = toolcell_mcp::raise_open_files_limit() {
+        tracing::debug!(limit, "open-files limit");
+    }
     let mut builder = builder(source, None, None);
     if let Some(calls) = args.max_queued_calls {
         builder = builder.max_queued_calls(calls);
@@ -775,6 +813,14 @@ async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result<ExitCode> 
             options.stateless = args.stateless;
             options.max_body_bytes = usize::try_from(args.max_body).unwrap_or(usize::MAX);
             options.shutdown_grace = args.shutdown_grace;
+            options.max_connections = args.max_connections as usize;
+            options.max_connections_per_client = args.max_connections_per_client as usize;
+            options.header_read_timeout = args.header_timeout;
+            options.max_sessions = args.max_sessions as usize;
+            options.max_sessions_per_client = args.max_sessions_per_client as usize;
+            options.session_idle_timeout = args.session_idle;
+            options.max_buffered_body_bytes =
+                args.max_buffered_bytes.map(|bytes| usize::try_from(bytes).unwrap_or(usize::MAX));
             let listener = toolcell_mcp::bind(&options).await?;
             let address = listener.local_addr()?;
             eprintln!("serving {tools} tools over MCP at http://{address}/mcp");

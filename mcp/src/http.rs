@@ -1,6 +1,11 @@
 //! Streamable HTTP: `/mcp` (the SDKs' convention) and `/healthz`, on loopback by default.
 //! Off loopback a bearer token is required. Foreign `Origin`s are refused (DNS
 //! rebinding), bodies are size-limited, and shutdown lets calls in flight finish.
+//!
+//! What a client can hold before it is authenticated or while it idles is bounded too:
+//! connections (in total and per client, each with a header-read timeout and a bounded
+//! buffer: `conn`), sessions (in total and per client, with a short idle life, one event
+//! stream each: `sessions`) and the request bytes buffered at once (`body`).
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -13,8 +18,6 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::serve::ListenerExt as _;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
 use tokio::net::TcpListener;
@@ -25,9 +28,11 @@ use crate::catalog::Catalog;
 use crate::context::ContextHeader;
 use crate::handler::ToolServer;
 use crate::hangup::HangUps;
+use crate::sessions::Sessions;
+use crate::{body, conn, sessions};
 
 /// The MCP endpoint's service.
-pub(crate) type Mcp = StreamableHttpService<ToolServer, LocalSessionManager>;
+pub(crate) type Mcp = StreamableHttpService<ToolServer, Sessions>;
 
 /// Where and how to serve over HTTP.
 #[derive(Debug, Clone)]
@@ -45,10 +50,40 @@ pub struct HttpOptions {
     /// serve any request. Revision 2026-07-28 is always served this way. Clients of older
     /// revisions then get no `notifications/tools/list_changed`.
     pub stateless: bool,
-    /// The largest request body accepted.
+    /// The largest request body accepted. Default: 4 MiB.
     pub max_body_bytes: usize,
-    /// How long shutdown waits for calls in flight before it stops them.
+    /// How long shutdown waits for calls in flight before it stops them. Default: 10 s.
     pub shutdown_grace: Duration,
+    /// Connections open at once; past it a new connection gets 503 and is closed. At most half
+    /// the open-files limit (the soft `RLIMIT_NOFILE`; see [`raise_open_files_limit`]), so
+    /// that the tools' files and the rest of the server keep the other half. Default: 1024.
+    ///
+    /// [`raise_open_files_limit`]: crate::raise_open_files_limit
+    pub max_connections: usize,
+    /// Connections one client (an IPv4 address, an IPv6 /64) may hold open; past it a new one
+    /// gets 429 and is closed. Behind a reverse proxy every client is the proxy: raise it to
+    /// `max_connections`. Default: 256.
+    pub max_connections_per_client: usize,
+    /// How long a client may take to send a request's headers, and how long a kept-alive
+    /// connection may sit idle between requests; then it is closed. Default: 10 s.
+    pub header_read_timeout: Duration,
+    /// The largest request head (request line and headers) accepted: the connection's read
+    /// buffer. A larger head gets 431. Default: 32 KiB (at least 8 KiB).
+    pub max_header_bytes: usize,
+    /// Sessions open at once; past it `initialize` gets 503. Default: 1024.
+    pub max_sessions: usize,
+    /// Sessions one client may hold open; past it `initialize` gets 429. Default: 256.
+    pub max_sessions_per_client: usize,
+    /// How long a session lives without a request before it ends (its client then gets 404
+    /// and starts a new one). Default: 2 minutes.
+    pub session_idle_timeout: Duration,
+    /// Request-body bytes being received at once, over all requests; past it a request gets
+    /// 503 and `Retry-After` instead of being buffered. The first 16 KiB of each body are not
+    /// counted. `None`: four times `max_body_bytes`. Never less than one largest body.
+    pub max_buffered_body_bytes: Option<usize>,
+    /// How long a request's body may take to arrive once its headers have; then it gets 408.
+    /// Default: 30 s.
+    pub body_read_timeout: Duration,
 }
 
 impl Default for HttpOptions {
@@ -61,6 +96,15 @@ impl Default for HttpOptions {
             stateless: false,
             max_body_bytes: 4 << 20,
             shutdown_grace: Duration::from_secs(10),
+            max_connections: 1024,
+            max_connections_per_client: 256,
+            header_read_timeout: Duration::from_secs(10),
+            max_header_bytes: 32 << 10,
+            max_sessions: 1024,
+            max_sessions_per_client: 256,
+            session_idle_timeout: Duration::from_secs(120),
+            max_buffered_body_bytes: None,
+            body_read_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -119,14 +163,13 @@ pub async fn serve_on(
             sessions_ended.cancel();
         })
     };
-    // Answers are small writes (an event, then the end of the stream): without TCP_NODELAY,
-    // Nagle's algorithm holds each back for the client's delayed ACK, about 40 ms.
-    let listener = listener.tap_io(|connection| {
-        if let Err(err) = connection.set_nodelay(true) {
-            tracing::debug!("cannot set TCP_NODELAY on a connection: {err}");
-        }
-    });
-    let serving = axum::serve(listener, router).with_graceful_shutdown(stopping.clone().cancelled_owned());
+    let limits = conn::Limits {
+        max_connections: conn::within_open_files(options.max_connections.max(1)),
+        max_connections_per_client: options.max_connections_per_client.max(1),
+        header_read_timeout: options.header_read_timeout,
+        max_header_bytes: options.max_header_bytes,
+    };
+    let serving = conn::serve(listener, router, limits, stopping.clone());
     // Connections that outlive the calls (a client that keeps a stream open) get a little
     // longer, then the server returns regardless.
     let bounded = async {
@@ -134,7 +177,7 @@ pub async fn serve_on(
         tokio::time::sleep(options.shutdown_grace + Duration::from_secs(1)).await;
     };
     tokio::select! {
-        served = serving => served.map_err(ServeError::Io)?,
+        () = serving => {}
         () = bounded => tracing::warn!("shutdown: connections still open after the grace period; closing them"),
     }
     drained.abort();
@@ -182,17 +225,30 @@ fn router(
     }
     let headers: Arc<[ContextHeader]> = options.context_headers.clone().into();
     let health = catalog.clone();
+    let sessions = Sessions::new(
+        options.max_sessions.max(1),
+        options.max_sessions_per_client.max(1),
+        options.session_idle_timeout,
+    );
     let mcp: Mcp = StreamableHttpService::new(
         move || Ok(ToolServer::new(catalog.clone(), headers.clone())),
-        Arc::new(LocalSessionManager::default()),
+        Arc::new(sessions),
         config,
     );
     let token: Option<Arc<str>> = options.token.as_deref().map(Arc::from);
     let hang_ups = HangUps { mcp: mcp.clone(), max_body_bytes: options.max_body_bytes };
+    let budget = body::Budget::new(
+        options.max_buffered_body_bytes.unwrap_or(options.max_body_bytes.saturating_mul(4)),
+        options.max_body_bytes,
+        options.body_read_timeout,
+    );
+    // The last layer added runs first: the token, then the body, then the rest.
     Router::new()
         .route_service("/mcp", mcp)
         .route_layer(middleware::from_fn_with_state(hang_ups, crate::hangup::cancel_on_hang_up))
+        .route_layer(middleware::from_fn(sessions::admit))
         .route_layer(middleware::from_fn(session_closed_is_no_content))
+        .route_layer(middleware::from_fn_with_state(budget, body::receive))
         .route_layer(middleware::from_fn_with_state(token, require_token))
         .route("/healthz", get(move || healthz(health.clone())))
 }

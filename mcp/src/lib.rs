@@ -13,13 +13,17 @@
 //! [`Runtime`]: toolcell_runtime::Runtime
 //! [`Runtime::call_cancellable`]: toolcell_runtime::Runtime::call_cancellable
 
+mod body;
 mod catalog;
+mod conn;
 mod context;
 pub mod convert;
 mod handler;
 mod hangup;
 mod http;
+mod peers;
 mod reload;
+mod sessions;
 mod stdio;
 
 use std::net::SocketAddr;
@@ -28,6 +32,7 @@ use std::sync::Arc;
 use rmcp::ServiceExt;
 
 pub use catalog::Catalog;
+pub use conn::raise_open_files_limit;
 pub use context::{ContextHeader, ContextHeaderError};
 pub use handler::ToolServer;
 pub use http::{HttpOptions, MIN_TOKEN_CHARS, bind, serve_http, serve_on};

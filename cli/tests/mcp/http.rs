@@ -273,3 +273,307 @@ async fn shutdown_lets_a_call_in_flight_finish_then_exits() {
     let exited = tokio::time::timeout(Duration::from_secs(30), server.child.wait()).await.unwrap().unwrap();
     assert!(exited.success(), "{exited}");
 }
+
+// The front door under attack: connections, sessions and bodies from clients that never
+// finish, or never stop. Where the caps per client address are the point, attackers connect
+// from 127.0.0.2 (still loopback) and the well-behaved client from 127.0.0.1: Linux routes
+// all of 127.0.0.0/8 to the loopback interface; macOS has only 127.0.0.1 unless aliased, so
+// those tests run on Linux.
+
+/// A connection to the server at `base` from the loopback address `source`.
+async fn connect_from(source: [u8; 4], base: &str) -> tokio::net::TcpStream {
+    let address: std::net::SocketAddr = base.trim_start_matches("http://").parse().unwrap();
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(std::net::SocketAddr::from((source, 0))).unwrap();
+    socket.connect(address).await.unwrap()
+}
+
+/// Reads until the server closes the connection or `limit` passes: `Some(bytes)` when it
+/// closed (a reset counts as closed), `None` when it was still open.
+async fn read_until_closed(stream: &mut tokio::net::TcpStream, limit: Duration) -> Option<Vec<u8>> {
+    use tokio::io::AsyncReadExt as _;
+    let mut received = Vec::new();
+    match tokio::time::timeout(limit, stream.read_to_end(&mut received)).await {
+        Ok(_) => Some(received),
+        Err(_) => None,
+    }
+}
+
+/// Reads one response whose body has a Content-Length, without waiting for the connection
+/// to close: `(status, head, body)`, or `None` if none came within `limit` or it broke.
+async fn read_response(stream: &mut tokio::net::TcpStream, limit: Duration) -> Option<(u16, String, String)> {
+    use tokio::io::AsyncReadExt as _;
+    let read = async {
+        let mut received = Vec::new();
+        let mut buffer = [0u8; 4096];
+        loop {
+            let n = stream.read(&mut buffer).await.ok()?;
+            if n == 0 {
+                return None;
+            }
+            received.extend_from_slice(&buffer[..n]);
+            let text = String::from_utf8_lossy(&received).into_owned();
+            let Some((head, body)) = text.split_once("\r\n\r\n") else { continue };
+            let length = head
+                .lines()
+                .find_map(|line| line.to_ascii_lowercase().strip_prefix("content-length:").map(|n| n.trim().to_owned()))
+                .and_then(|n| n.parse::<usize>().ok())
+                .unwrap_or(0);
+            if body.len() >= length {
+                let status = head.split(' ').nth(1)?.parse().ok()?;
+                return Some((status, head.to_owned(), body.to_owned()));
+            }
+        }
+    };
+    tokio::time::timeout(limit, read).await.ok().flatten()
+}
+
+async fn write(stream: &mut tokio::net::TcpStream, bytes: &[u8]) -> std::io::Result<()> {
+    use tokio::io::AsyncWriteExt as _;
+    stream.write_all(bytes).await
+}
+
+fn healthz_request(base: &str) -> String {
+    format!("GET /healthz HTTP/1.1\r\nHost: {}\r\n\r\n", base.trim_start_matches("http://"))
+}
+
+#[tokio::test]
+async fn half_sent_requests_and_idle_connections_are_closed_and_a_client_with_the_token_is_served() {
+    let server =
+        HttpServer::start_with_env("127.0.0.1:0", &["--token", TOKEN], &[("TOOLCELL_HEADER_TIMEOUT", "1s")]).await;
+    // Half a request line each: hyper's defaults waited for the rest forever.
+    let mut half_sent = Vec::new();
+    for _ in 0..200 {
+        let mut stream = connect_from([127, 0, 0, 1], &server.base).await;
+        write(&mut stream, b"POST /mcp HT").await.unwrap();
+        half_sent.push(stream);
+    }
+    // A keep-alive connection that made one request and then says nothing.
+    let mut idle = connect_from([127, 0, 0, 1], &server.base).await;
+    write(&mut idle, healthz_request(&server.base).as_bytes()).await.unwrap();
+    let (status, _, _) = read_response(&mut idle, Duration::from_secs(20)).await.expect("healthz answers");
+    assert_eq!(status, 200);
+
+    // While they are open, a client with the token is served.
+    let mut config = StreamableHttpClientTransportConfig::with_uri(server.url.clone());
+    config = config.auth_header(TOKEN);
+    let client = client_with(config, ClientLifecycleMode::Initialize).await;
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 8);
+    client.cancel().await.unwrap();
+
+    // The header timeout (1 s here) closes every one of them.
+    let until = tokio::time::Instant::now() + Duration::from_secs(20);
+    for (n, stream) in half_sent.iter_mut().chain(std::iter::once(&mut idle)).enumerate() {
+        let left = until.saturating_duration_since(tokio::time::Instant::now());
+        assert!(read_until_closed(stream, left).await.is_some(), "connection {n} is still open after 20 s");
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn connections_past_the_cap_per_client_are_refused_and_others_are_served() {
+    let server = HttpServer::start_with_env("127.0.0.1:0", &[], &[("TOOLCELL_MAX_CONNECTIONS_PER_CLIENT", "8")]).await;
+    // Eight keep-alive connections from one address, each served once and then held open.
+    let mut held = Vec::new();
+    for _ in 0..8 {
+        let mut stream = connect_from([127, 0, 0, 2], &server.base).await;
+        write(&mut stream, healthz_request(&server.base).as_bytes()).await.unwrap();
+        let (status, _, _) = read_response(&mut stream, Duration::from_secs(20)).await.expect("healthz answers");
+        assert_eq!(status, 200);
+        held.push(stream);
+    }
+    // The ninth from the same address is refused with a reason and a way out.
+    let mut ninth = connect_from([127, 0, 0, 2], &server.base).await;
+    write(&mut ninth, healthz_request(&server.base).as_bytes()).await.unwrap();
+    let (status, head, body) = read_response(&mut ninth, Duration::from_secs(20)).await.expect("a refusal");
+    assert_eq!(status, 429, "{head}\n{body}");
+    assert!(head.to_ascii_lowercase().contains("retry-after:"), "{head}");
+    let error: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let message = error["error"].as_str().unwrap();
+    assert!(message.contains("8 open connections") && message.contains("--max-connections-per-client"), "{message}");
+    // The refused connection is closed, not kept.
+    assert!(read_until_closed(&mut ninth, Duration::from_secs(20)).await.is_some());
+
+    // Another client is served, over HTTP and MCP.
+    let http = reqwest::Client::new();
+    assert_eq!(http.get(format!("{}/healthz", server.base)).send().await.unwrap().status(), 200);
+    let client = client(&server.url).await;
+    let result = client.call_tool(call("calculator", json!({"expression": "6 * 7"}))).await.unwrap();
+    assert_eq!(result.structured_content, Some(json!({"value": 42.0})));
+    client.cancel().await.unwrap();
+    drop(held);
+}
+
+/// Opens a session with a raw `initialize` from `http`: the response's status, session id
+/// and body.
+async fn open_session(http: &reqwest::Client, url: &str) -> (u16, Option<String>, String) {
+    let response = post(http, url, &initialize()).send().await.unwrap();
+    let status = response.status().as_u16();
+    let session = response.headers().get("mcp-session-id").map(|id| id.to_str().unwrap().to_owned());
+    (status, session, response.text().await.unwrap())
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn sessions_past_the_caps_are_refused_with_a_clear_error() {
+    let server = HttpServer::start_with_env(
+        "127.0.0.1:0",
+        &[],
+        &[("TOOLCELL_MAX_SESSIONS", "5"), ("TOOLCELL_MAX_SESSIONS_PER_CLIENT", "3")],
+    )
+    .await;
+    let http = reqwest::Client::new();
+    let mut sessions = Vec::new();
+    for _ in 0..3 {
+        let (status, session, body) = open_session(&http, &server.url).await;
+        assert_eq!(status, 200, "{body}");
+        sessions.push(session.expect("a session id"));
+    }
+    // A fourth from the same address: 429, and what to do.
+    let (status, session, body) = open_session(&http, &server.url).await;
+    assert_eq!((status, session), (429, None), "{body}");
+    let message = serde_json::from_str::<serde_json::Value>(&body).unwrap()["error"].as_str().unwrap().to_owned();
+    assert!(message.contains("3 open sessions") && message.contains("DELETE"), "{message}");
+
+    // Closing one frees its place.
+    let closed = http.delete(&server.url).header("mcp-session-id", &sessions[0]).send().await.unwrap();
+    assert_eq!(closed.status(), 204);
+    let (status, _, body) = open_session(&http, &server.url).await;
+    assert_eq!(status, 200, "{body}");
+
+    // Another address may open the two left of the five, then the server is full: 503.
+    let other = reqwest::Client::builder().local_address(std::net::IpAddr::from([127, 0, 0, 2])).build().unwrap();
+    for _ in 0..2 {
+        let (status, _, body) = open_session(&other, &server.url).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    let (status, _, body) = open_session(&other, &server.url).await;
+    assert_eq!(status, 503, "{body}");
+    let message = serde_json::from_str::<serde_json::Value>(&body).unwrap()["error"].as_str().unwrap().to_owned();
+    assert!(message.contains("5 open sessions") && message.contains("--max-sessions"), "{message}");
+}
+
+#[tokio::test]
+async fn an_idle_session_ends_and_frees_its_place() {
+    let server = HttpServer::start_with_env(
+        "127.0.0.1:0",
+        &[],
+        &[("TOOLCELL_SESSION_IDLE", "1s"), ("TOOLCELL_MAX_SESSIONS_PER_CLIENT", "1")],
+    )
+    .await;
+    let http = reqwest::Client::new();
+    let (status, session, body) = open_session(&http, &server.url).await;
+    assert_eq!(status, 200, "{body}");
+    let session = session.unwrap();
+    // The one place this client has comes back once its session has been idle for a second
+    // (a refused `initialize` is no request of that session).
+    let until = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let (status, _, body) = open_session(&http, &server.url).await;
+        if status == 200 {
+            break;
+        }
+        assert_eq!(status, 429, "{body}");
+        assert!(tokio::time::Instant::now() < until, "the idle session still holds its place after 20 s");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // And the idle session is gone: its client must start a new one.
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let response = post(&http, &server.url, &list)
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 404);
+}
+
+#[tokio::test]
+async fn a_session_has_at_most_one_event_stream() {
+    let server = HttpServer::start(&[]).await;
+    let http = reqwest::Client::new();
+    let (status, session, body) = open_session(&http, &server.url).await;
+    assert_eq!(status, 200, "{body}");
+    let session = session.unwrap();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    post(&http, &server.url, &initialized)
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    let stream = || {
+        http.get(&server.url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-11-25")
+            .send()
+    };
+    let first = stream().await.unwrap();
+    assert_eq!(first.status(), 200);
+    for _ in 0..3 {
+        let second = stream().await.unwrap();
+        assert_eq!(second.status(), 409);
+        let body: serde_json::Value = second.json().await.unwrap();
+        assert!(body["error"].as_str().unwrap().contains("already has an open event stream"), "{body}");
+    }
+    drop(first);
+}
+
+#[tokio::test]
+async fn large_slow_bodies_are_refused_past_the_byte_budget_and_a_normal_call_succeeds() {
+    let server = HttpServer::start_with_env(
+        "127.0.0.1:0",
+        &["--max-body", "256KiB"],
+        &[("TOOLCELL_MAX_BUFFERED_BYTES", "1MiB")],
+    )
+    .await;
+    let host = server.base.trim_start_matches("http://").to_owned();
+    let head = |length: usize| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {length}\r\n\r\n"
+        )
+    };
+    // Bodies one byte short of their length, each nearly the largest accepted, held open:
+    // the server buffered every one of them, waiting for the last byte.
+    let length = 256 * 1024;
+    let (mut held, mut refused) = (Vec::new(), 0);
+    for _ in 0..8 {
+        let mut stream = connect_from([127, 0, 0, 1], &server.base).await;
+        let mut request = head(length).into_bytes();
+        request.resize(request.len() + length - 1, b' ');
+        let written = tokio::time::timeout(Duration::from_secs(5), write(&mut stream, &request)).await;
+        if !matches!(written, Ok(Ok(()))) {
+            refused += 1;
+            continue;
+        }
+        match read_response(&mut stream, Duration::from_secs(2)).await {
+            Some((status, head, _)) => {
+                assert_eq!(status, 503, "{head}");
+                refused += 1;
+            }
+            // Still waiting for its last byte, or reset while refusing.
+            None if read_until_closed(&mut stream, Duration::from_millis(100)).await.is_none() => held.push(stream),
+            None => refused += 1,
+        }
+    }
+    assert!(refused > 0, "all 8 bodies of 256 KiB were buffered at once");
+    assert!(held.len() <= 4, "{} bodies held within a 1 MiB budget", held.len());
+
+    // A request that announces a large body is refused before it sends it: 503, and when to retry.
+    let mut probe = connect_from([127, 0, 0, 1], &server.base).await;
+    write(&mut probe, head(length).as_bytes()).await.unwrap();
+    let (status, head, body) = read_response(&mut probe, Duration::from_secs(20)).await.expect("a refusal");
+    assert_eq!(status, 503, "{head}\n{body}");
+    assert!(head.to_ascii_lowercase().contains("retry-after:"), "{head}");
+    let message = serde_json::from_str::<serde_json::Value>(&body).unwrap()["error"].as_str().unwrap().to_owned();
+    assert!(message.contains("retry"), "{message}");
+
+    // A normal call is still served.
+    let client = client(&server.url).await;
+    let result = client.call_tool(call("calculator", json!({"expression": "6 * 7"}))).await.unwrap();
+    assert_eq!(result.structured_content, Some(json!({"value": 42.0})));
+    client.cancel().await.unwrap();
+    drop(held);
+}
