@@ -216,6 +216,165 @@ async fn no_sockets_processes_threads_host_files_or_environment() {
     assert_eq!(run("import os\ndict(os.environ)").await["value"], json!({}), "no environment");
 }
 
+/// The run of a program that must end as its own result, never as the tool's crash.
+async fn own_result(code: &str) -> Value {
+    let output = call("python", json!({ "code": code })).await;
+    assert_eq!(output.error, None, "{code}\n{output:#?}");
+    value(&output)
+}
+
+#[tokio::test]
+async fn a_final_value_that_cannot_be_shown_is_described_with_the_output_kept() {
+    // Showing the value runs the program's `__repr__`: whatever it raises, the run is the
+    // program's, with what it printed (also while being shown).
+    let stops = [
+        ("raise SystemExit", "SystemExit"),
+        ("raise KeyboardInterrupt", "KeyboardInterrupt"),
+        ("raise GeneratorExit", "GeneratorExit"),
+        ("import sys; sys.exit(3)", "SystemExit"),
+        ("raise type('Stop', (BaseException,), {})()", "Stop"),
+    ];
+    for (stop, name) in stops {
+        let code = format!(
+            "print('before')\nclass A:\n    def __repr__(self):\n        print('in repr')\n        {stop}\nA()"
+        );
+        let run = own_result(&code).await;
+        assert_eq!((&run["ok"], &run["stdout"]), (&json!(true), &json!("before\nin repr\n")), "{code}\n{run:#}");
+        assert_eq!(run["value"], format!("<A whose repr failed: {name}>"), "{code}\n{run:#}");
+        assert_eq!(run["value_type"], "A");
+    }
+    // Reading the value's type or structure runs no code of the program's: not a
+    // `__class__` property, a metaclass's `__name__`, nor a list's own `__iter__`.
+    let run = own_result("class A:\n    @property\n    def __class__(self):\n        raise SystemExit\nA()").await;
+    assert!(run["value"].as_str().unwrap().starts_with("<__main__.A object at 0x"), "{run:#}");
+    let code = "class M(type):\n    @property\n    def __name__(cls):\n        raise KeyboardInterrupt\n\
+                class A(metaclass=M):\n    pass\nA()";
+    let run = own_result(code).await;
+    assert_eq!(run["value_type"], "A", "{run:#}");
+    assert_eq!(run["value"], "<A whose repr failed: KeyboardInterrupt>");
+    let run = own_result("class L(list):\n    def __iter__(self):\n        raise SystemExit\nL([1, 2])").await;
+    assert_eq!((&run["value"], &run["value_type"]), (&json!([1, 2]), &json!("L")), "{run:#}");
+    next_program_is_correct().await;
+}
+
+#[tokio::test]
+async fn an_exception_that_cannot_be_shown_is_still_the_programs_error_with_the_output_kept() {
+    let cases = [
+        (
+            "class E(Exception):\n    def __str__(self):\n        raise KeyboardInterrupt\nraise E()",
+            "E",
+            "<exception str() failed>",
+        ),
+        (
+            "class E(Exception):\n    def __str__(self):\n        raise SystemExit\nraise E()",
+            "E",
+            "<exception str() failed>",
+        ),
+        ("class E(Exception):\n    def __str__(self):\n        return 42\nraise E()", "E", "<exception str() failed>"),
+        (
+            "class A:\n    def __repr__(self):\n        raise GeneratorExit\nraise ValueError(A(), 2)",
+            "ValueError",
+            "<exception str() failed>",
+        ),
+        (
+            "class E(Exception):\n    @property\n    def __notes__(self):\n        raise SystemExit\nraise E('m')",
+            "E",
+            "m",
+        ),
+        (
+            "class E(Exception):\n    @property\n    def __traceback__(self):\n        raise SystemExit\nraise E('m')",
+            "E",
+            "m",
+        ),
+        // The traceback's "Did you mean" reads the object's attributes.
+        (
+            "class A:\n    def __dir__(self):\n        raise SystemExit\nA().missing",
+            "AttributeError",
+            "'A' object has no attribute 'missing'",
+        ),
+        (
+            "class X(SystemExit):\n    @property\n    def code(self):\n        raise KeyboardInterrupt\nraise X(1)",
+            "X",
+            "1",
+        ),
+    ];
+    for (code, kind, message) in cases {
+        let code = format!("print('before')\n{code}");
+        let run = own_result(&code).await;
+        assert_eq!((&run["ok"], &run["stdout"]), (&json!(false), &json!("before\n")), "{code}\n{run:#}");
+        let error = &run["error"];
+        let last = code.lines().next_back().unwrap();
+        assert_eq!((&error["type"], &error["message"]), (&json!(kind), &json!(message)), "{code}\n{run:#}");
+        assert_eq!(error["line"], code.lines().count(), "{code}\n{run:#}");
+        let traceback = error["traceback"].as_str().unwrap();
+        assert!(traceback.contains(last) && traceback.ends_with(&format!("{kind}: {message}\n")), "{traceback}");
+    }
+    next_program_is_correct().await;
+}
+
+#[tokio::test]
+async fn os_exit_ends_the_program_with_its_status_and_its_output() {
+    // Status 0 ends a run that succeeded; it has no value, as the lines after the exit
+    // never ran.
+    let code = "import os, sys\nprint('before')\nprint('err', file=sys.stderr)\nos._exit(0)\nprint('after')\n1";
+    let run = own_result(code).await;
+    assert_eq!((&run["ok"], &run["error"], &run["value"]), (&json!(true), &Value::Null, &Value::Null), "{run:#}");
+    assert_eq!((&run["stdout"], &run["stderr"]), (&json!("before\n"), &json!("err\n")));
+
+    // Any other status is the program's error, as `sys.exit(status)` is, however the exit
+    // is reached.
+    let cases = [
+        ("import os\nos._exit(3)", 3, 3),
+        ("import posix\nposix._exit(4)", 4, 3),
+        ("from os import _exit\ndef leave():\n    _exit(5)\nleave()", 5, 4),
+        ("import sys\nsys.modules['posix']._exit(6)", 6, 3),
+        // Caught, it still ends the program: nothing after it is seen.
+        ("import os\ntry:\n    os._exit(7)\nexcept BaseException:\n    print('caught')\nprint('after')\n'value'", 7, 4),
+        // From code run to show the value or the exception, or from a finalizer.
+        ("class A:\n    def __repr__(self):\n        import os\n        os._exit(8)\nA()", 8, 5),
+        ("class E(Exception):\n    def __str__(self):\n        import os\n        os._exit(9)\nraise E()", 9, 5),
+        (
+            "class D:\n    def __del__(self):\n        import os\n        os._exit(10)\nd = D()\ndel d\nprint('after')",
+            10,
+            5,
+        ),
+        // os executed again takes _exit from posix, and posix made afresh has it too.
+        ("import importlib, os\nimportlib.reload(os)\nos._exit(11)", 11, 4),
+        ("import sys\ndel sys.modules['posix']\nimport posix\nposix._exit(12)", 12, 5),
+        (
+            "import _imp, importlib.machinery as m\nposix = _imp.create_builtin(m.ModuleSpec('posix', m.BuiltinImporter))\n\
+             posix._exit(13)",
+            13,
+            4,
+        ),
+    ];
+    for (code, status, line) in cases {
+        let code = format!("print('before')\n{code}");
+        let run = own_result(&code).await;
+        assert_eq!(
+            (&run["ok"], &run["stdout"], &run["value"]),
+            (&json!(false), &json!("before\n"), &Value::Null),
+            "{code}\n{run:#}"
+        );
+        let error = &run["error"];
+        assert_eq!(
+            (&error["type"], &error["message"]),
+            (&json!("SystemExit"), &json!(status.to_string())),
+            "{code}\n{run:#}"
+        );
+        assert_eq!(error["line"], line, "{code}\n{run:#}");
+        assert!(error["traceback"].as_str().unwrap().ends_with(&format!("SystemExit: {status}\n")), "{run:#}");
+    }
+
+    let run = own_result("import os\nprint('before')\nos.abort()").await;
+    assert_eq!((&run["ok"], &run["stdout"]), (&json!(false), &json!("before\n")), "{run:#}");
+    assert_eq!(
+        (&run["error"]["type"], &run["error"]["message"]),
+        (&json!("SystemExit"), &json!("os.abort() ended the program"))
+    );
+    next_program_is_correct().await;
+}
+
 #[tokio::test]
 async fn the_interpreter_has_limits_of_its_own_from_the_standard_policy() {
     let limits = runtime().limits("python").unwrap();

@@ -1,16 +1,27 @@
 """Runs one program: compiles it (a syntax error is the caller's to fix), runs it with its
 output captured and bounded, and reports the value of its final expression or the exception
-that ended it, with a traceback of the program's own lines only."""
+that ended it, with a traceback of the program's own lines only.
 
+Whatever the program does, its run is its result: showing its value or its exception runs
+its code too (`__repr__`, `__str__`, a `__class__` property, ...), and may raise anything,
+`SystemExit` and `KeyboardInterrupt` included; each such step falls back to a description
+that runs none of it. `os._exit` and `os.abort`, which would end the interpreter (and the
+call, as the tool's crash, with the program's output), end the program instead."""
+
+import _imp
 import ast
 import builtins
 import hashlib
 import json
 import linecache
 import math
+import operator
+import os
 import random
+import reprlib
 import sys
 import traceback
+import types
 from dataclasses import dataclass
 
 # The name the program's code goes by in tracebacks: never a host or build path.
@@ -39,16 +50,16 @@ class ProgramSyntaxError(Exception):
 
 @dataclass
 class Outcome:
-    """What running a program came to."""
+    """What running a program came to, as plain data."""
 
     stdout: str
     stderr: str
     dropped_chars: int
-    has_value: bool
+    # The final expression's value as JSON, or its repr (None: no value).
     value: object
-    exception: BaseException | None
-    traceback: str
-    line: int | None
+    value_type: str | None
+    # What ended the program: {"type", "message", "line", "traceback"} (None: it finished).
+    error: dict | None
 
 
 class BoundedStream:
@@ -59,10 +70,14 @@ class BoundedStream:
         self.parts = []
         self.kept = 0
         self.dropped = 0
+        self.frozen = False  # once the program exited: nothing written after it is seen
 
     def write(self, text):
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        text = str.__str__(text)  # a str subclass's own len() and slicing are the program's
+        if self.frozen:
+            return len(text)
         room = self.limit - self.kept
         if len(text) <= room:
             self.parts.append(text)
@@ -128,89 +143,313 @@ def seed_for(code, inputs):
 
 
 def run(code, body, final, names):
-    """Runs compiled `body` then `final` with the globals `names`; returns an Outcome."""
+    """Runs compiled `body` then `final` with the globals `names`, and shows what it came to
+    (its value or the exception that ended it, or its exit) with its output captured
+    throughout; returns an Outcome. Nothing the program does escapes."""
+    global _RUNNING
     linecache.cache[FILENAME] = (len(code), None, code.splitlines(True), FILENAME)
     stdout, stderr = BoundedStream(MAX_STREAM_CHARS), BoundedStream(MAX_STREAM_CHARS)
     namespace = {"__name__": "__main__", "__builtins__": builtins, **names}
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = stdout, stderr
-    has_value, value, exception = False, None, None
+    running = _RUNNING = _Run(stdout, stderr)
     try:
-        exec(body, namespace)
-        if final is not None:
-            value = eval(final, namespace)
-            has_value = value is not None
-    except SystemExit as exit_:
-        if exit_.code not in (None, 0):
-            exception = exit_
-    except BaseException as err:  # noqa: BLE001 - the program's failure is the result
-        exception = err
+        has_value, value, exception = _execute(body, final, namespace)
+        if issubclass(type(exception), MemoryError):
+            # Free what the program made, so formatting the error has memory.
+            _guarded(namespace.clear, None)
+        else:
+            _KEPT.append((namespace, value, exception))
+        shown, value_type = None, None
+        if has_value:
+            value_type = type_name(value)
+            shown = _guarded(lambda: _show(value), f"<{value_type} that could not be shown>")
+        error = describe_exception(exception) if exception is not None else None
+        if issubclass(type(exception), MemoryError):
+            BaseException.with_traceback(exception, None)  # and the frames' locals
+        if running.exit is not None:
+            # It exited, during its run or while its value or exception was shown: what
+            # came after is not its outcome.
+            shown, value_type, error = None, None, running.exit.error()
     finally:
         sys.stdout, sys.stderr = saved
-    if isinstance(exception, MemoryError):
-        namespace.clear()  # free what the program made, so formatting the error has memory
-    else:
-        _KEPT.append((namespace, value, exception))
-    text, line = format_exception(exception) if exception is not None else ("", None)
-    if isinstance(exception, MemoryError):
-        exception.__traceback__ = None  # and the frames' locals
+        _RUNNING = None
     return Outcome(
         stdout=stdout.text(),
         stderr=stderr.text(),
         dropped_chars=stdout.dropped + stderr.dropped,
-        has_value=has_value,
-        value=value,
-        exception=exception,
-        traceback=text,
-        line=line,
+        value=shown,
+        value_type=value_type,
+        error=error,
     )
 
 
-def format_exception(exception):
-    """The traceback of the program's own frames (innermost last, at most a dozen) and the
-    exception, and the program line it was raised from."""
-    frames = [frame for frame in traceback.extract_tb(exception.__traceback__) if frame.filename == FILENAME]
-    line = frames[-1].lineno if frames else None
+def _execute(body, final, namespace):
+    """(has a value, the value, the exception that ended the program or None)."""
+    try:
+        exec(body, namespace)
+        if final is not None:
+            value = eval(final, namespace)
+            return value is not None, value, None
+    except SystemExit as exit_:
+        if not _exits_cleanly(exit_):
+            return False, None, exit_
+    except BaseException as err:  # noqa: BLE001 - the program's failure is the result
+        return False, None, err
+    return False, None, None
+
+
+def _exits_cleanly(exit_):
+    """Whether a SystemExit is `sys.exit()`, `sys.exit(0)` or `sys.exit(None)`."""
+    try:
+        code = exit_.code  # a property of a subclass is the program's code
+    except BaseException:  # noqa: BLE001
+        return False
+    return code is None or (issubclass(type(code), int) and int.__int__(code) == 0)
+
+
+def _guarded(step, fallback):
+    """`step()`, or `fallback` when the program's code it runs raises anything."""
+    try:
+        return step()
+    except BaseException:  # noqa: BLE001 - whatever it raises, the outcome is shown
+        return fallback
+
+
+_TYPE_NAME = type.__dict__["__name__"].__get__
+
+
+def type_name(value):
+    """The name of `value`'s type, read past any `__name__` or `__class__` of the program's."""
+    return str.__str__(_TYPE_NAME(type(value)))
+
+
+def _text(exception):
+    """str(exception), or what CPython prints when it fails."""
+    try:
+        return str.__str__(str(exception))
+    except BaseException:  # noqa: BLE001
+        return "<exception str() failed>"
+
+
+def describe_exception(exception):
+    """The exception that ended the program: its type, message, the program line it was
+    raised from, and a traceback of the program's own frames (innermost last, at most a
+    dozen). Each part falls back to one made without the program's code."""
+    kind, message = type_name(exception), _text(exception)
+    tb = BaseException.__traceback__.__get__(exception)
+    frames = _guarded(lambda: _own_frames(traceback.extract_tb(tb)), None)
+    if frames is None:
+        frames = _walk(tb)
+    last = _guarded(lambda: "".join(traceback.format_exception_only(type(exception), exception)), None)
+    if last is None:
+        last = f"{kind}: {message}\n" if message else f"{kind}\n"
+    return {
+        "type": kind,
+        "message": message,
+        "line": frames[-1].lineno if frames else None,
+        "traceback": _traceback_text(frames, str.__str__(last)),
+    }
+
+
+def _own_frames(frames):
+    return [frame for frame in frames if type(frame.filename) is str and frame.filename == FILENAME]
+
+
+def _walk(tb):
+    """The program's frames of a traceback, read from the frames themselves (no source lines
+    are looked up but the program's own)."""
+    frames = []
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if type(code.co_filename) is str and code.co_filename == FILENAME:
+            frames.append(traceback.FrameSummary(FILENAME, tb.tb_lineno, code.co_name, lookup_line=False))
+        tb = tb.tb_next
+    return frames
+
+
+def _stack(frame):
+    """The program's frames on the stack from `frame` outward, outermost first."""
+    frames = []
+    while frame is not None:
+        code = frame.f_code
+        if type(code.co_filename) is str and code.co_filename == FILENAME:
+            frames.append(traceback.FrameSummary(FILENAME, frame.f_lineno, code.co_name, lookup_line=False))
+        frame = frame.f_back
+    return frames[::-1]
+
+
+def _traceback_text(frames, last):
     lines = ["Traceback (most recent call last):\n"]
     if len(frames) > MAX_TRACEBACK_ENTRIES:
         lines.append(f"  ... {len(frames) - MAX_TRACEBACK_ENTRIES} earlier calls left out ...\n")
         frames = frames[-MAX_TRACEBACK_ENTRIES:]
-    lines += traceback.format_list(frames)
-    lines += traceback.format_exception_only(type(exception), exception)
-    return "".join(lines).replace('File "<program>", ', ""), line
+    lines += _guarded(lambda: traceback.format_list(frames), [])
+    lines.append(last)
+    return "".join(lines).replace('File "<program>", ', "")
+
+
+# The exits that skip Python. In a program, each ends the program, as `sys.exit` does: the
+# runner reports its status with the output so far, and nothing the program does after it
+# (should it catch the exception that stops it) is seen.
+
+
+class ProgramExited(BaseException):
+    """Raised where a program called os._exit or os.abort, to stop it."""
+
+
+class _Exit:
+    """A program's call of os._exit(status) (status None: os.abort())."""
+
+    def __init__(self, status, frames):
+        self.status = status
+        self.frames = frames
+
+    def error(self):
+        """The error it is reported as (None: it exited with status 0)."""
+        if self.status == 0:
+            return None
+        message = "os.abort() ended the program" if self.status is None else str(self.status)
+        return {
+            "type": "SystemExit",
+            "message": message,
+            "line": self.frames[-1].lineno if self.frames else None,
+            "traceback": _traceback_text(self.frames, f"SystemExit: {message}\n"),
+        }
+
+
+class _Run:
+    """The program running now: its output, and its exit once it called one."""
+
+    def __init__(self, stdout, stderr):
+        self.stdout = stdout
+        self.stderr = stderr
+        self.exit = None
+
+
+_RUNNING = None
+
+
+def _end(status, frame):
+    running = _RUNNING
+    if running is None:
+        # Outside a run (a program's object finalized later): never the real exit.
+        raise SystemExit(status)
+    if running.exit is None:
+        running.stdout.frozen = running.stderr.frozen = True
+        running.exit = _Exit(status, _guarded(lambda: _stack(frame), []))
+    raise ProgramExited(status)
+
+
+def _exit(status):
+    """Exit with status `status`: in a program, ends the program (see the runner)."""
+    status = int.__int__(operator.index(status))  # an int subclass's own methods are the program's
+    if not -(2**31) <= status < 2**31:
+        raise OverflowError("Python int too large to convert to C int")
+    _end(status, sys._getframe(1))
+
+
+_ABORT = os.abort
+
+
+def abort():
+    """Abort: in a program, ends the program (see the runner); elsewhere the real abort."""
+    if _RUNNING is None:
+        _ABORT()  # the SDK's, when a tool runs out of memory
+    else:
+        _end(None, sys._getframe(1))
+
+
+def _replace_exits(module):
+    module._exit = _exit
+    module.abort = abort
+
+
+_CREATE_BUILTIN = _imp.create_builtin
+
+
+def _create_builtin(spec):
+    """_imp.create_builtin, with the exits above in a `posix` made afresh (imported again
+    once deleted from sys.modules, or from its spec), as in the one imported at start."""
+    module = _CREATE_BUILTIN(spec)
+    if type(module) is types.ModuleType and "_exit" in module.__dict__:
+        _replace_exits(module)
+    return module
+
+
+def _install_exits():
+    """Puts the exits above in place of the interpreter's, in `os` and in the module it
+    takes them from (`posix`; `from os import _exit`, `importlib.reload(os)`), and in any
+    `posix` created later."""
+    _replace_exits(os)
+    _replace_exits(sys.modules[os.name])
+    _imp.create_builtin = _create_builtin
+
+
+_install_exits()
+
+
+# The repr of a final value that is not plain data. Its recursion into lists, dicts and the
+# like is Python's and stops at a depth, where the builtin repr recurses in C and can
+# overflow the wasm stack on a deeply nested value.
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 50
+for _kind in ("tuple", "list", "array", "dict", "set", "frozenset", "deque"):
+    setattr(_REPR, f"max{_kind}", 10_000)
+_REPR.maxstring = _REPR.maxlong = _REPR.maxother = MAX_STREAM_CHARS
+
+
+def _show(value):
+    """The value as JSON when it is plain data, else its repr, bounded."""
+    shown, plain = json_form(value)
+    if plain:
+        return shown
+    try:
+        text = str.__str__(_REPR.repr(value))
+    except BaseException as err:  # noqa: BLE001 - a broken __repr__ is the program's
+        return f"<{type_name(value)} whose repr failed: {type_name(err)}>"
+    return text if len(text) <= MAX_STREAM_CHARS else text[:MAX_STREAM_CHARS] + "…"
 
 
 def json_form(value):
     """(the value as JSON, True) when it has a plain JSON form: None, booleans, numbers,
     strings, and lists, tuples and dicts with string keys of these, nested at most 100 deep.
-    Else (None, False): the caller shows its repr."""
+    Else (None, False): the caller shows its repr. Reads subclasses of these by their
+    builtin type's methods: none of the program's code runs (no `__class__`, `__iter__`,
+    `items`, `__int__` or `__str__` of its own)."""
     return (_plain(value, 100), True) if _is_plain(value, 100) else (None, False)
 
 
 def _is_plain(value, depth):
-    if value is None or isinstance(value, (bool, int, str)):
+    kind = type(value)
+    if value is None or issubclass(kind, (bool, int, str)):
         return True
-    if isinstance(value, float):
-        return math.isfinite(value)
+    if issubclass(kind, float):
+        return math.isfinite(float.__float__(value))
     if depth == 0:
         return False
-    if isinstance(value, (list, tuple)):
-        return all(_is_plain(item, depth - 1) for item in value)
-    if isinstance(value, dict):
-        return all(isinstance(key, str) and _is_plain(item, depth - 1) for key, item in value.items())
+    if issubclass(kind, (list, tuple)):
+        return all(_is_plain(item, depth - 1) for item in _items(value))
+    if issubclass(kind, dict):
+        return all(issubclass(type(key), str) and _is_plain(item, depth - 1) for key, item in dict.items(value))
     return False
 
 
+def _items(sequence):
+    return list.__iter__(sequence) if issubclass(type(sequence), list) else tuple.__iter__(sequence)
+
+
 def _plain(value, depth):
-    """The value with subclasses (bool, int, str, float, list, tuple, dict) made plain."""
-    if value is None or isinstance(value, bool):
+    """The value with subclasses (int, str, float, list, tuple, dict) made plain."""
+    kind = type(value)
+    if value is None or kind is bool:
         return value
-    for kind in (int, float, str):
-        if isinstance(value, kind):
-            return kind(value)
-    if isinstance(value, (list, tuple)):
-        return [_plain(item, depth - 1) for item in value]
-    return {str(key): _plain(item, depth - 1) for key, item in value.items()}
+    for base, plain in ((int, int.__int__), (float, float.__float__), (str, str.__str__)):
+        if issubclass(kind, base):
+            return plain(value)
+    if issubclass(kind, (list, tuple)):
+        return [_plain(item, depth - 1) for item in _items(value)]
+    return {str.__str__(key): _plain(item, depth - 1) for key, item in dict.items(value)}
 
 
 def reseed(seed):

@@ -67,7 +67,7 @@ import contextlib  # noqa: F401
 import abc  # noqa: F401
 import weakref  # noqa: F401
 import tomllib  # noqa: F401
-import reprlib
+import reprlib  # noqa: F401
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -145,51 +145,13 @@ def python(
     runner.reseed(runner.seed_for(code, inputs))
     names = {"inputs": inputs, "tools": code_mode.tools(), "ToolCallError": code_mode.ToolCallError}
     outcome = runner.run(code, body, final, names)
-    value, value_type = None, None
-    if outcome.has_value:
-        value_type = type(outcome.value).__name__
-        value, plain = runner.json_form(outcome.value)
-        if not plain:
-            value = _repr(outcome.value)
-    error = None
-    if outcome.exception is not None:
-        error = ProgramError(
-            type=type(outcome.exception).__name__,
-            message=_message(outcome.exception),
-            line=outcome.line,
-            traceback=outcome.traceback,
-        )
+    error = ProgramError(**outcome.error) if outcome.error is not None else None
     return ProgramRun(
         ok=error is None,
         stdout=outcome.stdout,
         stderr=outcome.stderr,
-        value=value,
-        value_type=value_type,
+        value=outcome.value,
+        value_type=outcome.value_type,
         error=error,
         dropped_chars=outcome.dropped_chars,
     )
-
-
-# The repr of a final value that is not plain data. Its recursion into lists, dicts and the
-# like is Python's and stops at a depth, where the builtin repr recurses in C and can
-# overflow the wasm stack on a deeply nested value.
-_REPR = reprlib.Repr()
-_REPR.maxlevel = 50
-for _kind in ("tuple", "list", "array", "dict", "set", "frozenset", "deque"):
-    setattr(_REPR, f"max{_kind}", 10_000)
-_REPR.maxstring = _REPR.maxlong = _REPR.maxother = runner.MAX_STREAM_CHARS
-
-
-def _repr(value):
-    try:
-        text = _REPR.repr(value)
-    except Exception as err:  # noqa: BLE001 - a broken __repr__ is the program's
-        return f"<{type(value).__name__} whose repr failed: {type(err).__name__}>"
-    return text if len(text) <= runner.MAX_STREAM_CHARS else text[: runner.MAX_STREAM_CHARS] + "…"
-
-
-def _message(exception):
-    try:
-        return str(exception)
-    except Exception:  # noqa: BLE001
-        return ""

@@ -108,6 +108,99 @@ class ErrorsTest(unittest.TestCase):
         self.assertEqual((error["type"], error["message"]), ("SystemExit", "3"))
 
 
+
+class ProgramOutcomeTest(unittest.TestCase):
+    """Whatever a program raises or calls, its run is its result: showing its value or its
+    exception runs its code too, and os._exit would end the interpreter."""
+
+    def test_a_value_whose_repr_raises_any_base_exception_is_described(self):
+        for stop, name in (
+            ("raise SystemExit", "SystemExit"),
+            ("raise KeyboardInterrupt", "KeyboardInterrupt"),
+            ("raise GeneratorExit", "GeneratorExit"),
+            ("raise type('Stop', (BaseException,), {})()", "Stop"),
+        ):
+            code = f"print('before')\nclass A:\n    def __repr__(self):\n        print('in repr')\n        {stop}\nA()"
+            result = run(code)
+            self.assertEqual((result["ok"], result["stdout"]), (True, "before\nin repr\n"), code)
+            self.assertEqual((result["value"], result["value_type"]), (f"<A whose repr failed: {name}>", "A"), code)
+
+    def test_the_values_type_and_structure_are_read_without_its_code(self):
+        result = run("class A:\n    @property\n    def __class__(self):\n        raise SystemExit\nA()")
+        self.assertTrue(result["value"].startswith("<__main__.A object at 0x"), result)
+        result = run("class M(type):\n    @property\n    def __name__(cls):\n        raise SystemExit\nclass A(metaclass=M):\n    pass\nA()")
+        self.assertEqual(result["value_type"], "A")
+        plain = (
+            "class L(list):\n    def __iter__(self):\n        raise SystemExit\n"
+            "class D(dict):\n    def items(self):\n        raise SystemExit\n"
+            "class I(int):\n    def __int__(self):\n        raise SystemExit\n"
+            "class S(str):\n    def __str__(self):\n        raise SystemExit\n"
+            "L([D(a=I(1)), S('s'), (2.5,)])"
+        )
+        self.assertEqual(run(plain)["value"], [{"a": 1}, "s", [2.5]])
+
+    def test_an_exception_that_cannot_be_shown_is_still_the_error(self):
+        for code, kind, message in (
+            ("class E(Exception):\n    def __str__(self):\n        raise KeyboardInterrupt\nraise E()", "E", "<exception str() failed>"),
+            ("class E(Exception):\n    def __str__(self):\n        return 42\nraise E()", "E", "<exception str() failed>"),
+            ("class A:\n    def __repr__(self):\n        raise GeneratorExit\nraise ValueError(A(), 2)", "ValueError", "<exception str() failed>"),
+            ("class E(Exception):\n    @property\n    def __notes__(self):\n        raise SystemExit\nraise E('m')", "E", "m"),
+            ("class E(Exception):\n    @property\n    def __traceback__(self):\n        raise SystemExit\nraise E('m')", "E", "m"),
+            ("class A:\n    def __dir__(self):\n        raise SystemExit\nA().missing", "AttributeError", "'A' object has no attribute 'missing'"),
+            ("class X(SystemExit):\n    @property\n    def code(self):\n        raise KeyboardInterrupt\nraise X(1)", "X", "1"),
+        ):
+            result = run("print('before')\n" + code)
+            self.assertEqual((result["ok"], result["stdout"]), (False, "before\n"), code)
+            error = result["error"]
+            self.assertEqual((error["type"], error["message"], error["line"]), (kind, message, code.count("\n") + 2), code)
+            self.assertTrue(error["traceback"].endswith(f"{kind}: {message}\n"), error["traceback"])
+            self.assertIn(code.splitlines()[-1], error["traceback"])
+
+    def test_os_exit_ends_the_program_with_its_status_and_output(self):
+        result = run("import os, sys\nprint('out')\nprint('err', file=sys.stderr)\nos._exit(0)\nprint('after')\n1")
+        self.assertEqual((result["ok"], result["stdout"], result["stderr"], result["value"]), (True, "out\n", "err\n", None))
+        result = run("import os\nprint('out')\ntry:\n    os._exit(3)\nexcept BaseException:\n    print('caught')\n'value'")
+        self.assertEqual((result["ok"], result["stdout"], result["value"]), (False, "out\n", None))
+        error = result["error"]
+        self.assertEqual((error["type"], error["message"], error["line"]), ("SystemExit", "3", 4))
+        self.assertEqual(error["traceback"], "Traceback (most recent call last):\n  line 4, in <module>\n    os._exit(3)\nSystemExit: 3\n")
+        for code in (
+            "import posix\nposix._exit(4)",
+            "from os import _exit\n_exit(4)",
+            "import sys\nsys.modules['posix']._exit(4)",
+            "import importlib, os\nimportlib.reload(os)\nos._exit(4)",
+            "import sys\ndel sys.modules['posix']\nimport posix\nposix._exit(4)",
+            "import _imp, importlib.machinery as m\nposix = _imp.create_builtin(m.ModuleSpec('posix', m.BuiltinImporter))\nposix._exit(4)",
+        ):
+            self.assertEqual(run(code)["error"]["message"], "4", code)
+        self.assertEqual(run("import os\nos.abort()")["error"]["message"], "os.abort() ended the program")
+
+    def test_os_exit_checks_its_argument_as_the_real_one_does(self):
+        self.assertEqual(run("import os\nos._exit('1')")["error"]["type"], "TypeError")
+        self.assertEqual(run("import os\nos._exit(2**40)")["error"]["type"], "OverflowError")
+        self.assertTrue(run("import os\nos._exit(status=0)")["ok"])
+
+    def test_an_exit_from_a_finalizer_or_while_shown_ends_the_program(self):
+        for code in (
+            "class D:\n    def __del__(self):\n        import os\n        os._exit(5)\nd = D()\ndel d\nprint('after')",
+            "class A:\n    def __repr__(self):\n        import os\n        os._exit(5)\nA()",
+            "class E(Exception):\n    def __str__(self):\n        import os\n        os._exit(5)\nraise E()",
+        ):
+            result = run(code)
+            self.assertEqual((result["stdout"], result["value"], result["error"]["message"], result["error"]["line"]), ("", None, "5", 4), code)
+
+    def test_outside_a_program_the_exits_are_never_the_real_exit_but_abort_is(self):
+        import _toolcell_runner as runner
+
+        self.assertIs(os._exit, runner._exit)
+        with self.assertRaises(SystemExit):
+            os._exit(0)
+        from unittest import mock
+
+        with mock.patch.object(runner, "_ABORT") as real:
+            os.abort()
+        real.assert_called_once_with()
+
 class DepthTest(unittest.TestCase):
     """What keeps deep structures from recursing in C past the wasm stack (the component's
     outcomes are in tests/it/python.rs)."""
