@@ -16,13 +16,21 @@ pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 
 /// Pre-allocated instance slots for up to `slots` calls at once, each with memories of up to
 /// `max_memory_bytes`, and `instances_per_call` instances for each: 1, or one more per level
-/// of calls from tool to tool when the policy lets tools call others.
+/// of calls from tool to tool when the policy lets tools call others; and
+/// [`LOADING_INSTANCES`] more for loading.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Pooling {
     pub(crate) slots: u32,
     pub(crate) instances_per_call: u32,
     pub(crate) max_memory_bytes: u64,
 }
+
+/// Instances of the pool that calls never take: loading a component calls its describing
+/// exports (`metadata`, `capabilities`, `annotations`) in an instance, and a component dropped
+/// into a served folder must load while every call's slot is busy (a load that found none was
+/// refused, as if the tool were broken). Calls are admitted only up to `slots`, so this many
+/// instances stay free for loads, which take them one at a time (`Shared::loading`).
+pub(crate) const LOADING_INSTANCES: u32 = 1;
 
 /// One call's share of the pool: a Rust component instantiates a few core instances (its
 /// code plus canonical-ABI shims), each of which may define a memory and tables. A
@@ -60,16 +68,16 @@ pub(crate) fn new_engine(pooling: Option<Pooling>) -> wasmtime::Result<Engine> {
         .async_stack_size(MAX_WASM_STACK + HOST_STACK)
         .wasm_backtrace_max_frames(NonZeroUsize::new(BACKTRACE_FRAMES));
     if let Some(Pooling { slots, instances_per_call, max_memory_bytes }) = pooling {
-        let calls = slots.saturating_mul(instances_per_call);
+        let instances = slots.saturating_mul(instances_per_call).saturating_add(LOADING_INSTANCES);
         let mut pool = PoolingAllocationConfig::default();
         pool.max_core_instances_per_component(CORE_INSTANCES_PER_CALL)
             .max_memories_per_component(MEMORIES_PER_CALL)
             .max_tables_per_component(TABLES_PER_CALL)
-            .total_component_instances(calls)
-            .total_core_instances(calls.saturating_mul(CORE_INSTANCES_PER_CALL))
-            .total_memories(calls.saturating_mul(MEMORIES_PER_CALL))
-            .total_tables(calls.saturating_mul(TABLES_PER_CALL))
-            .total_stacks(calls)
+            .total_component_instances(instances)
+            .total_core_instances(instances.saturating_mul(CORE_INSTANCES_PER_CALL))
+            .total_memories(instances.saturating_mul(MEMORIES_PER_CALL))
+            .total_tables(instances.saturating_mul(TABLES_PER_CALL))
+            .total_stacks(instances)
             .max_memory_size(usize::try_from(max_memory_bytes).unwrap_or(usize::MAX))
             // A slot's table holds as many elements as the memory limit pays for, so the
             // limiter (which reports `memory_limit`) refuses a table bomb before the pool does.

@@ -1,7 +1,11 @@
-//! Loading one component: compile, pre-instantiate, read its metadata once and check it.
+//! Loading one component: read, compile, pre-instantiate, read its metadata once and check it.
 
 use std::fmt;
+use std::fs::{File, Metadata};
+use std::io::Read as _;
+use std::path::Path;
 use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -11,7 +15,8 @@ use wasmtime::component::{Component, Linker};
 use crate::bindings::ToolCorePre;
 use crate::bindings::annotations::{AnnotationsExportPre, ToolAnnotations as DeclaredAnnotations};
 use crate::bindings::capabilities::CapabilityRequestsPre;
-use crate::cache::CompileCache;
+use crate::cache::{self, CompileCache};
+use crate::error::CallError;
 use crate::execute::{Export, Returned, execute};
 use crate::limits::Limits;
 use crate::link::Linkers;
@@ -129,6 +134,130 @@ impl fmt::Display for LoadDiagnostic {
     }
 }
 
+/// A component file's identity: what changes whenever its contents change, read without
+/// reading them (device, inode, size, modification and change times). A reload trusts it only
+/// for a file that had not changed for [`SETTLED`] when it was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(unix), allow(dead_code))]
+pub(crate) struct FileIdentity {
+    device: u64,
+    inode: u64,
+    len: u64,
+    modified_ns: i128,
+    changed_ns: i128,
+}
+
+/// How long before it is read a file must have stopped changing for its identity to vouch
+/// for its bytes: a second write within one tick of the file system's clock can leave every
+/// field of the identity as it was (git's "racily clean" files).
+const SETTLED: Duration = Duration::from_secs(2);
+
+impl FileIdentity {
+    #[cfg(unix)]
+    fn of(metadata: &Metadata) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt as _;
+        let ns = |seconds: i64, nanos: i64| i128::from(seconds) * 1_000_000_000 + i128::from(nanos);
+        Some(Self {
+            device: metadata.dev(),
+            inode: metadata.ino(),
+            len: metadata.len(),
+            modified_ns: ns(metadata.mtime(), metadata.mtime_nsec()),
+            changed_ns: ns(metadata.ctime(), metadata.ctime_nsec()),
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn of(_metadata: &Metadata) -> Option<Self> {
+        None
+    }
+
+    /// Whether the file had stopped changing [`SETTLED`] before `time`.
+    fn settled_before(&self, time: SystemTime) -> bool {
+        let Ok(since_epoch) = time.duration_since(SystemTime::UNIX_EPOCH) else { return false };
+        let limit = i128::try_from(since_epoch.saturating_sub(SETTLED).as_nanos()).unwrap_or(i128::MAX);
+        self.modified_ns < limit && self.changed_ns < limit
+    }
+}
+
+/// A component as one version of a runtime reads it.
+pub(crate) enum Read {
+    /// Its bytes and their digest, and the file's identity when it can vouch for these bytes
+    /// at the next reload.
+    Bytes { bytes: bytes::Bytes, digest: [u8; 32], identity: Option<FileIdentity> },
+    /// The file still has the identity of the one the previous version loaded: not read again.
+    Same { digest: [u8; 32], identity: FileIdentity },
+    /// It could not be read.
+    Failed(String),
+}
+
+impl Read {
+    /// Bytes given rather than read from a file.
+    pub(crate) fn given(bytes: bytes::Bytes) -> Self {
+        let digest = cache::digest(&bytes);
+        Self::Bytes { bytes, digest, identity: None }
+    }
+
+    /// The digest of the bytes, when they could be read.
+    pub(crate) fn digest(&self) -> Option<[u8; 32]> {
+        match self {
+            Self::Bytes { digest, .. } | Self::Same { digest, .. } => Some(*digest),
+            Self::Failed(_) => None,
+        }
+    }
+}
+
+/// Reads a component file. `known` is the identity and digest of the file the previous
+/// version loaded from this path: a file that still has that identity is not read again.
+/// Blocking.
+pub(crate) fn read_component(path: &Path, known: Option<(FileIdentity, [u8; 32])>) -> Read {
+    if let Some((identity, digest)) = known
+        && std::fs::metadata(path).ok().as_ref().and_then(FileIdentity::of) == Some(identity)
+    {
+        return Read::Same { digest, identity };
+    }
+    let started = SystemTime::now();
+    let read = || -> std::io::Result<(Vec<u8>, Option<FileIdentity>)> {
+        let mut file = File::open(path)?;
+        let before = file.metadata()?;
+        let mut bytes = Vec::with_capacity(usize::try_from(before.len()).unwrap_or(0));
+        file.read_to_end(&mut bytes)?;
+        let after = FileIdentity::of(&file.metadata()?);
+        // An identity vouches for the bytes only if nothing wrote the file while it was read,
+        // nor so shortly before that a later write could leave the identity unchanged.
+        let identity =
+            FileIdentity::of(&before).filter(|identity| after == Some(*identity) && identity.settled_before(started));
+        Ok((bytes, identity))
+    };
+    match read() {
+        Ok((bytes, identity)) => {
+            let digest = cache::digest(&bytes);
+            Read::Bytes { bytes: bytes.into(), digest, identity }
+        }
+        Err(err) => Read::Failed(format!("cannot be read: {err}")),
+    }
+}
+
+/// Why a component did not load.
+pub(crate) struct NotLoaded {
+    /// What is wrong and what to do about it.
+    pub(crate) reason: String,
+    /// The host, not the component, failed (no instance was free to read its metadata in):
+    /// the next reload tries the same bytes again.
+    pub(crate) by_host: bool,
+}
+
+impl From<String> for NotLoaded {
+    fn from(reason: String) -> Self {
+        Self { reason, by_host: false }
+    }
+}
+
+impl From<&str> for NotLoaded {
+    fn from(reason: &str) -> Self {
+        reason.to_owned().into()
+    }
+}
+
 /// A component compiled and linked (without HTTP), its exports found.
 pub(crate) struct Prepared {
     component: Component,
@@ -145,8 +274,11 @@ pub(crate) struct LoadedTool {
     pub(crate) definition: ToolDefinition,
     pub(crate) requested: RequestedCapabilities,
     pub(crate) source: String,
-    /// SHA-256 of the component's bytes: a reload recompiles only what changed.
+    /// Digest of the component's bytes: a reload recompiles only what changed.
     pub(crate) digest: [u8; 32],
+    /// The identity of the file those bytes were read from, when it vouches for them: a
+    /// reload does not read a file that still has it.
+    pub(crate) identity: Option<FileIdentity>,
     component: Component,
     /// Linked without `wasi:http`: the starting point whatever the policy grants.
     unlinked_http: ToolCorePre<Sandbox>,
@@ -233,6 +365,11 @@ impl LoadedTool {
         Self { pre: self.unlinked_http.clone(), ..self.clone() }
     }
 
+    /// The same tool, its bytes last read from a file of this identity.
+    pub(crate) fn read_from(self, identity: Option<FileIdentity>) -> Self {
+        Self { identity, ..self }
+    }
+
     /// Settles [`ToolAnnotations::open_world`] for the operator's grants: what the tool
     /// declares, else whether it requests or is granted any HTTP host.
     pub(crate) fn settle_open_world(&mut self, granted_hosts: bool) {
@@ -256,7 +393,7 @@ pub(crate) async fn load(
     digest: [u8; 32],
     prepared: Prepared,
     limits: &Limits,
-) -> Result<LoadedTool, String> {
+) -> Result<LoadedTool, NotLoaded> {
     let metadata = match call_once(engine, &source, limits, Export::Metadata(&prepared.core)).await? {
         Returned::Metadata(metadata) => metadata,
         _ => return Err("returned an unexpected value from metadata()".into()),
@@ -289,40 +426,40 @@ pub(crate) async fn load(
     check_name(&metadata.name)?;
     let description = metadata.description.trim();
     if description.is_empty() {
-        return Err(format!(
+        return Err(NotLoaded::from(format!(
             "tool `{}` has an empty description: the model needs one to know when to call it",
             metadata.name
-        ));
+        )));
     }
     let description_chars = description.chars().count();
     if description_chars > MAX_DESCRIPTION_CHARS {
-        return Err(format!(
+        return Err(NotLoaded::from(format!(
             "tool `{}` has a description of {description_chars} characters; model providers accept at most {MAX_DESCRIPTION_CHARS}",
             metadata.name
-        ));
+        )));
     }
     let title = declared.title.as_deref().map(|title| check_title(&metadata.name, title)).transpose()?;
     if declared.read_only == Some(true) && declared.destructive == Some(true) {
-        return Err(format!(
+        return Err(NotLoaded::from(format!(
             "tool `{}` declares itself both read-only and destructive, which contradict each other: \
              a read-only tool changes nothing. Declare only the one that is true",
             metadata.name
-        ));
+        )));
     }
     if !is_semver(&metadata.version) {
-        return Err(format!(
+        return Err(NotLoaded::from(format!(
             "tool `{}` has version `{}`, which is not a semantic version like `1.2.0`",
             metadata.name, metadata.version
-        ));
+        )));
     }
     let (parameters_schema, parameters) = CompiledSchema::compile(&metadata.parameters_schema)
         .map_err(|reason| format!("tool `{}`: its parameters schema {reason}", metadata.name))?;
     if parameters_schema.get("type") != Some(&Value::from("object")) {
-        return Err(format!(
+        return Err(NotLoaded::from(format!(
             "tool `{}`: its parameters schema must have `\"type\": \"object\"` at the top level, \
              because arguments are always a JSON object",
             metadata.name
-        ));
+        )));
     }
     let (output_schema, output) = match &metadata.output_schema {
         Some(text) => {
@@ -351,6 +488,7 @@ pub(crate) async fn load(
         requested,
         source,
         digest,
+        identity: None,
         component: prepared.component,
         unlinked_http: prepared.core.clone(),
         pre: prepared.core,
@@ -362,7 +500,7 @@ pub(crate) async fn load(
 
 /// Calls a describing export (`metadata`, `capabilities`, `annotations`) in a sandbox that
 /// grants nothing.
-async fn call_once(engine: &Engine, source: &str, limits: &Limits, export: Export<'_>) -> Result<Returned, String> {
+async fn call_once(engine: &Engine, source: &str, limits: &Limits, export: Export<'_>) -> Result<Returned, NotLoaded> {
     let name = match export {
         Export::Capabilities(_) => "capabilities",
         Export::Annotations(_) => "annotations",
@@ -372,8 +510,20 @@ async fn call_once(engine: &Engine, source: &str, limits: &Limits, export: Expor
         execute(engine, limits, &Access::default(), &Network::default(), Calls::Loading, export, None).await;
     execution.outcome.map_err(|err| {
         let detail = execution.diagnostics.detail.unwrap_or_default();
+        if let CallError::Internal { message } = &err {
+            // The host failed before or around the guest (no free instance, say): nothing the
+            // tool did, so the diagnostic must not blame it.
+            tracing::warn!(%source, %detail, "{name}() could not be called: {message}");
+            return NotLoaded {
+                reason: format!(
+                    "was not loaded because the host could not call its {name}(): {message}. This is not a fault \
+                     of the tool; the next reload tries it again"
+                ),
+                by_host: true,
+            };
+        }
         tracing::warn!(%source, kind = err.kind(), %detail, stderr = %execution.diagnostics.stderr, "{name}() failed");
-        format!("failed in {name}() ({}); it must return without trapping", err.kind())
+        format!("failed in {name}() ({}); it must return without trapping", err.kind()).into()
     })
 }
 

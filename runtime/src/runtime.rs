@@ -27,7 +27,7 @@ use crate::files::Bound;
 use crate::http::{HttpEvents, Resolver};
 use crate::limits::{LimitOverrides, Limits};
 use crate::link::Linkers;
-use crate::load::{self, LoadDiagnostic, LoadEvent, LoadedTool, ToolDefinition, is_tool_name};
+use crate::load::{self, LoadDiagnostic, LoadEvent, LoadedTool, NotLoaded, Read, ToolDefinition, is_tool_name};
 use crate::metrics::{Metrics, Recorder, ToolCounters};
 use crate::nested::{CallBudget, Caller, Calls, Nesting};
 use crate::output::check_output;
@@ -88,6 +88,19 @@ pub enum RuntimeError {
     NestedCallsAbovePool {
         /// A tool the new policy lets call others.
         tool: String,
+    },
+    /// A policy file changed each time the components were read: the tools and the grants
+    /// read would not belong together, so none are loaded.
+    #[error(
+        "the policy file {} changed while the tools were read, {attempts} times in a row; nothing was loaded \
+         (on a reload, the previous version stays in use). Load again once it is written",
+        file.display()
+    )]
+    PolicyChanging {
+        /// The policy file.
+        file: PathBuf,
+        /// How many times the policy and the components were read.
+        attempts: usize,
     },
     /// A reloaded policy gives a tool more memory than the pooling allocator's slots, which
     /// are sized when the runtime is built, can hold.
@@ -339,15 +352,24 @@ impl RuntimeBuilder {
     /// metadata, a duplicate name, grants that cannot be resolved or that are unsafe
     /// together) becomes a [`LoadDiagnostic`] instead.
     pub async fn build(self) -> Result<Runtime, RuntimeError> {
-        let policy = read_policy_files(&self.sources, &self.policy)?;
-        let max_memory_bytes = max_memory_bytes(&self.limits, &policy);
+        let recipe = Arc::new(Recipe {
+            sources: self.sources,
+            limits: self.limits,
+            policy: self.policy,
+            raise_limits_per_call: self.raise_limits_per_call,
+            only_tool: self.only_tool,
+            host_secrets: self.host_secrets,
+        });
+        let snapshot = read_snapshot(&recipe, None, true).await?;
+        let policy = &snapshot.policy;
+        let max_memory_bytes = max_memory_bytes(&recipe.limits, policy);
         let concurrency = match (self.max_concurrent_calls, self.allocator) {
             (Some(calls), Allocator::Pooling { slots }) => calls.min(slots),
             (None, Allocator::Pooling { slots }) => slots,
             (Some(calls), Allocator::Default | Allocator::OnDemand) => calls,
             (None, Allocator::Default | Allocator::OnDemand) => default_max_concurrent_calls(),
         };
-        let instances_per_call = if nests_calls(&policy) { self.max_call_depth.saturating_add(1) } else { 1 };
+        let instances_per_call = if nests_calls(policy) { self.max_call_depth.saturating_add(1) } else { 1 };
         let pool = Pooling { slots: concurrency, instances_per_call, max_memory_bytes };
         let (engine, pooling) = engine_for(self.allocator, pool)?;
         let ticker = EpochTicker::start(&engine).map_err(RuntimeError::Ticker)?;
@@ -366,17 +388,10 @@ impl RuntimeBuilder {
             metrics: Recorder::new(),
             progress: self.progress,
             max_call_depth: self.max_call_depth,
+            loading: tokio::sync::Mutex::new(()),
             _ticker: ticker,
         });
-        let recipe = Arc::new(Recipe {
-            sources: self.sources,
-            limits: self.limits,
-            policy: self.policy,
-            raise_limits_per_call: self.raise_limits_per_call,
-            only_tool: self.only_tool,
-            host_secrets: self.host_secrets,
-        });
-        Ok(assemble(shared, recipe, policy, None).await?.0)
+        Ok(assemble(shared, recipe, snapshot, None).await?.0)
     }
 }
 
@@ -416,19 +431,116 @@ fn engine_for(allocator: Allocator, pool: Pooling) -> Result<(Engine, Option<Poo
     }
 }
 
-/// The policy of every tools folder's policy file, with the grants made in code on top.
-fn read_policy_files(sources: &[Source], in_code: &Policy) -> Result<Policy, RuntimeError> {
-    let mut policy = Policy::new();
+/// Every tools folder's policy file and its bytes (`None` where the folder has none).
+type PolicyFiles = Vec<(PathBuf, Option<Vec<u8>>)>;
+
+/// Reads every tools folder's policy file.
+fn read_policy_files(sources: &[Source]) -> Result<PolicyFiles, RuntimeError> {
+    let mut files = Vec::new();
     for source in sources {
         if let Source::Dir(dir) = source {
             let file = dir.join(POLICY_FILE);
-            if file.is_file() {
-                policy.merge(Policy::from_file(&file)?);
-            }
+            let bytes = if file.is_file() {
+                let unreadable =
+                    |err| PolicyError { file: file.clone(), problems: vec![format!("cannot be read: {err}")] };
+                Some(std::fs::read(&file).map_err(unreadable)?)
+            } else {
+                None
+            };
+            files.push((file, bytes));
+        }
+    }
+    Ok(files)
+}
+
+/// The policy of the policy files, with the grants made in code on top.
+fn parse_policy_files(files: &PolicyFiles, in_code: &Policy) -> Result<Policy, RuntimeError> {
+    let mut policy = Policy::new();
+    for (file, bytes) in files {
+        if let Some(bytes) = bytes {
+            let unreadable = |err| PolicyError { file: file.clone(), problems: vec![format!("cannot be read: {err}")] };
+            let text = std::str::from_utf8(bytes).map_err(unreadable)?;
+            policy.merge(Policy::parse_file(text, file)?);
         }
     }
     policy.merge(in_code.clone());
     Ok(policy)
+}
+
+/// How many times the policy files and the components are read before giving up on a
+/// policy file that changes each time.
+const SNAPSHOT_ATTEMPTS: usize = 3;
+
+/// What one version is built from, read as one snapshot.
+struct Snapshot {
+    policy: Policy,
+    inputs: Vec<Input>,
+    read: Fingerprint,
+    /// The inputs are only the components of [`Recipe::only_tool`] and the tools it may call.
+    narrowed: bool,
+}
+
+/// What a reload compares to tell whether anything changed since a version was built: the
+/// bytes of the policy files, and each component's source and digest (`None`: unreadable).
+#[derive(PartialEq, Eq)]
+struct Fingerprint {
+    policies: Vec<Option<Vec<u8>>>,
+    components: Vec<(String, Option<[u8; 32]>)>,
+}
+
+/// Reads the policy files, then the components, then the policy files again, until both
+/// reads of the policy files agree: a version's grants are the ones on disk while its
+/// components were read, never those of another moment. A component the `previous` version
+/// loaded from a file that still has the same identity is not read again. With `narrow`,
+/// only [`Recipe::only_tool`]'s components are read when they can be found by name.
+async fn read_snapshot(recipe: &Recipe, previous: Option<&Inner>, narrow: bool) -> Result<Snapshot, RuntimeError> {
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let files = read_policy_files(&recipe.sources)?;
+        let policy = parse_policy_files(&files, &recipe.policy)?;
+        let only = recipe.only_tool.as_deref().filter(|_| narrow);
+        let (listed, narrowed) =
+            match only.and_then(|tool| read_named_sources(&recipe.sources, &callable_from(tool, &policy))) {
+                Some(named) => (named, true),
+                None => (read_sources(&recipe.sources)?, false),
+            };
+        let inputs = read_components(listed, previous).await;
+        let again = read_policy_files(&recipe.sources)?;
+        if again == files {
+            let components = inputs.iter().map(|input| (input.source.clone(), input.read.digest())).collect();
+            let read = Fingerprint { policies: files.into_iter().map(|(_, bytes)| bytes).collect(), components };
+            return Ok(Snapshot { policy, inputs, read, narrowed });
+        }
+        if attempts >= SNAPSHOT_ATTEMPTS {
+            let changed = files.into_iter().zip(again).find(|(before, after)| before != after);
+            let file = changed.map(|(before, _)| before.0).unwrap_or_default();
+            return Err(RuntimeError::PolicyChanging { file, attempts });
+        }
+    }
+}
+
+/// Reads the listed components on the blocking pool, all at once.
+async fn read_components(listed: Vec<Listed>, previous: Option<&Inner>) -> Vec<Input> {
+    let reading: Vec<_> = listed
+        .into_iter()
+        .map(|Listed { source, contents }| {
+            let known = previous
+                .and_then(|inner| inner.loaded_from(&source))
+                .and_then(|tool| Some((tool.identity?, tool.digest)));
+            let read = match contents {
+                Contents::File(path) => tokio::task::spawn_blocking(move || load::read_component(&path, known)),
+                Contents::Loaded(bytes) => tokio::task::spawn_blocking(move || Read::given(bytes)),
+            };
+            (source, read)
+        })
+        .collect();
+    let mut inputs = Vec::with_capacity(reading.len());
+    for (source, read) in reading {
+        let read = read.await.unwrap_or_else(|err| Read::Failed(format!("reading panicked: {err}")));
+        inputs.push(Input { source, read });
+    }
+    inputs
 }
 
 /// The largest memory limit any tool has: the size of every pooled memory slot.
@@ -463,27 +575,28 @@ fn check_fits_pool(limits: &Limits, policy: &Policy, pooling: Option<Pooling>) -
     }
 }
 
-/// Loads the recipe's tools with `policy` into a new version of a runtime. With the
+/// Loads the recipe's tools from `snapshot` into a new version of a runtime. With the
 /// `previous` version, an unchanged component is reused rather than compiled again, and one
 /// that no longer loads is kept at its previous version. Returns the sources compiled.
 async fn assemble(
     shared: Arc<Shared>,
     recipe: Arc<Recipe>,
-    policy: Policy,
+    mut snapshot: Snapshot,
     previous: Option<&Inner>,
 ) -> Result<(Runtime, Vec<String>), RuntimeError> {
+    check_fits_pool(&recipe.limits, &snapshot.policy, shared.pooling)?;
     if let Some(tool) = recipe.only_tool.as_deref()
-        && let Some(inputs) = read_named_sources(&recipe.sources, &callable_from(tool, &policy))
+        && snapshot.narrowed
     {
         let only = Some(tool);
-        let (runtime, compiled) =
-            assemble_from(shared.clone(), recipe.clone(), &policy, previous, inputs, only).await?;
+        let (runtime, compiled) = assemble_from(shared.clone(), recipe.clone(), snapshot, previous, only).await?;
         if runtime.definition(tool).is_some() {
             return Ok((runtime, compiled));
         }
+        snapshot = read_snapshot(&recipe, previous, false).await?;
+        check_fits_pool(&recipe.limits, &snapshot.policy, shared.pooling)?;
     }
-    let inputs = read_sources(&recipe.sources)?;
-    assemble_from(shared, recipe, &policy, previous, inputs, None).await
+    assemble_from(shared, recipe, snapshot, previous, None).await
 }
 
 /// Loads `inputs` into a new version of a runtime; see [`assemble`]. With `only` a tool,
@@ -495,13 +608,15 @@ async fn assemble(
 async fn assemble_from(
     shared: Arc<Shared>,
     recipe: Arc<Recipe>,
-    policy: &Policy,
+    snapshot: Snapshot,
     previous: Option<&Inner>,
-    inputs: Vec<Input>,
     only: Option<&str>,
 ) -> Result<(Runtime, Vec<String>), RuntimeError> {
+    let Snapshot { policy, inputs, read, .. } = snapshot;
+    let policy = &policy;
     let mut diagnostics = Vec::new();
-    let (tools, compiled) = compile_and_load(&shared, inputs, &recipe.limits, previous, &mut diagnostics).await;
+    let (tools, compiled, retry) =
+        compile_and_load(&shared, inputs, &recipe.limits, policy, previous, &mut diagnostics).await;
     let unmatched =
         policy.tools().filter(|(name, _)| !tools.contains_key(*name) && only.is_none_or(|only| only == *name));
     for (name, _) in unmatched {
@@ -510,15 +625,28 @@ async fn assemble_from(
             reason: format!("grants or limits are set for tool `{name}`, but no loaded tool has that name"),
         });
     }
+    let before_grants = diagnostics.len();
     let mut entries = grant_access(tools, policy, &recipe, &shared, previous, &mut diagnostics)?;
     let protected = protected_paths(&recipe.sources, policy, shared.cache.as_ref());
     refuse_unsafe_grants(&mut entries, policy, &protected, &mut diagnostics);
+    // Refused grants depend on more than the policy's bytes (a directory, a host's variable):
+    // the next reload resolves them again even when its inputs are the same.
+    let retry = retry || diagnostics.len() > before_grants;
     report_uncallable(&entries, &mut diagnostics);
+    // Said once: a diagnostic the previous version had too is no news.
     for diagnostic in &diagnostics {
-        tracing::warn!(source = %diagnostic.source, reason = %diagnostic.reason, "component not loaded");
+        let (source, reason) = (&diagnostic.source, &diagnostic.reason);
+        if previous.is_some_and(|previous| previous.diagnostics.contains(diagnostic)) {
+            tracing::debug!(%source, %reason, "component still not loaded");
+        } else {
+            tracing::warn!(%source, %reason, "component not loaded");
+        }
     }
     telemetry::record_load(entries.values().map(|entry| &entry.tool.definition), diagnostics.len());
-    let runtime = Runtime { inner: Arc::new(Inner { shared, recipe, tools: entries, diagnostics }) };
+    // A version with a load the host failed, or a grant refused, is never the same as the
+    // next reload's.
+    let read = (!retry).then_some(read);
+    let runtime = Runtime { inner: Arc::new(Inner { shared, recipe, tools: entries, diagnostics, read }) };
     Ok((runtime, compiled))
 }
 
@@ -588,9 +716,9 @@ fn grant_access(
     Ok(entries)
 }
 
-/// One component to load: where it came from, and its bytes or the file that holds them
-/// (read, like compilation, on the blocking pool, all files at once).
-struct Input {
+/// One component to read: where it came from, and its bytes or the file that holds them
+/// (read on the blocking pool, all files at once).
+struct Listed {
     source: String,
     contents: Contents,
 }
@@ -600,21 +728,27 @@ enum Contents {
     Loaded(bytes::Bytes),
 }
 
+/// One component to load: where it came from, and what was read.
+struct Input {
+    source: String,
+    read: Read,
+}
+
 /// Lists every source's components, in the order they were added.
-fn read_sources(sources: &[Source]) -> Result<Vec<Input>, RuntimeError> {
+fn read_sources(sources: &[Source]) -> Result<Vec<Listed>, RuntimeError> {
     let mut inputs = Vec::new();
     for source in sources {
         match source {
             Source::Dir(dir) => {
                 for path in tools_dir_files(dir)? {
-                    inputs.push(Input { source: path.display().to_string(), contents: Contents::File(path) });
+                    inputs.push(Listed { source: path.display().to_string(), contents: Contents::File(path) });
                 }
             }
             Source::File(path) => {
-                inputs.push(Input { source: path.display().to_string(), contents: Contents::File(path.clone()) })
+                inputs.push(Listed { source: path.display().to_string(), contents: Contents::File(path.clone()) })
             }
             Source::Bytes { label, bytes } => {
-                inputs.push(Input { source: label.clone(), contents: Contents::Loaded(bytes.clone()) });
+                inputs.push(Listed { source: label.clone(), contents: Contents::Loaded(bytes.clone()) });
             }
         }
     }
@@ -640,7 +774,7 @@ fn callable_from(tool: &str, policy: &Policy) -> Vec<String> {
 /// for, the others those it may call): `<tool>.wasm` in each tools folder, bytes labelled
 /// `<tool>.wasm`, and every explicit file. `None` when no folder or bytes have the first
 /// (or it cannot be a file name): then everything must be read.
-fn read_named_sources(sources: &[Source], tools: &[String]) -> Option<Vec<Input>> {
+fn read_named_sources(sources: &[Source], tools: &[String]) -> Option<Vec<Listed>> {
     let first = tools.first()?;
     if !is_tool_name(first) {
         return None;
@@ -677,32 +811,34 @@ fn read_named_sources(sources: &[Source], tools: &[String]) -> Option<Vec<Input>
 /// Compiles every component in parallel on the blocking pool, reads each one's metadata as
 /// it finishes, and keeps the first of any two that define the same tool name. A component
 /// the `previous` version loaded from the same bytes is reused as it is; one that fails
-/// where the previous version loaded it keeps that version. Returns the sources compiled.
+/// where the previous version loaded it keeps that version, unless `policy` changed that
+/// tool's grants (they were written for the component that failed, not for the old one).
+/// Returns the sources compiled, and whether a load failed for want of something in the
+/// host rather than in the component (the next reload must try it again).
 async fn compile_and_load(
     shared: &Shared,
     inputs: Vec<Input>,
     limits: &Limits,
+    policy: &Policy,
     previous: Option<&Inner>,
     diagnostics: &mut Vec<LoadDiagnostic>,
-) -> (BTreeMap<String, LoadedTool>, Vec<String>) {
-    let loaded_from = |source: &str| {
-        previous.and_then(|inner| inner.tools.values().map(|entry| &entry.tool).find(|tool| tool.source == source))
-    };
+) -> (BTreeMap<String, LoadedTool>, Vec<String>, bool) {
     let preparing: Vec<_> = inputs
         .into_iter()
-        .map(|Input { source, contents }| {
-            let before = loaded_from(&source);
+        .map(|Input { source, read }| {
+            let before = previous.and_then(|inner| inner.loaded_from(&source));
             let before_digest = before.map(|tool| tool.digest);
             let (engine, linkers, cache) = (shared.engine.clone(), shared.linkers.clone(), shared.cache.clone());
             let (label, progress) = (source.clone(), shared.progress.clone());
             let prepare = move || {
                 let report = |event: LoadEvent<'_>| progress.as_ref().map_or((), |report| report(event));
-                prepare_input(&engine, &linkers, cache.as_ref(), contents, before_digest, &label, &report)
+                prepare_input(&engine, &linkers, cache.as_ref(), read, before_digest, &label, &report)
             };
             (source, before, tokio::task::spawn_blocking(prepare))
         })
         .collect();
     let mut compiled = Vec::new();
+    let mut retry = false;
     let mut tools: BTreeMap<String, LoadedTool> = BTreeMap::new();
     for (source, before, preparing) in preparing {
         let preparing = preparing.await.unwrap_or_else(|err| Preparing::Failed(format!("loading panicked: {err}")));
@@ -711,27 +847,49 @@ async fn compile_and_load(
                 diagnostics.push(LoadDiagnostic { source, reason });
                 continue;
             }
-            (Preparing::Unchanged, Some(before)) => Ok(before.without_grants()),
-            (Preparing::Unchanged, None) => unreachable!("only a tool loaded before can be unchanged"),
-            (Preparing::Compiled { digest, prepared }, _) => {
+            (Preparing::Unchanged { identity }, Some(before)) => Ok(before.without_grants().read_from(identity)),
+            (Preparing::Unchanged { .. }, None) => Err(NotLoaded {
+                reason: "changed while it was read; the next reload reads it again".into(),
+                by_host: true,
+            }),
+            (Preparing::Compiled { digest, identity, prepared }, _) => {
                 compiled.push(source.clone());
                 match prepared {
-                    Ok(prepared) => load::load(&shared.engine, source.clone(), digest, prepared, limits).await,
-                    Err(reason) => Err(reason),
+                    // Loads take the pool's instance reserved for them, one at a time.
+                    Ok(prepared) => {
+                        let _loading = shared.loading.lock().await;
+                        let loaded = load::load(&shared.engine, source.clone(), digest, prepared, limits).await;
+                        loaded.map(|tool| tool.read_from(identity))
+                    }
+                    Err(reason) => Err(reason.into()),
                 }
             }
         };
         let tool = match (loaded, before) {
             (Ok(tool), _) => tool,
-            (Err(reason), Some(before)) => {
+            (Err(NotLoaded { reason, by_host }), Some(before)) => {
+                retry |= by_host;
                 let name = &before.definition.name;
+                let granted_before = previous.and_then(|inner| inner.tools.get(name)).map(|entry| &entry.grants);
+                if granted_before != Some(&policy.grants(name).cloned().unwrap_or_default()) {
+                    diagnostics.push(LoadDiagnostic {
+                        reason: format!(
+                            "{reason}; tool `{name}` is not served until this file loads: the policy changed its \
+                             grants, and the version loaded before this file changed must not run under grants \
+                             written for another"
+                        ),
+                        source,
+                    });
+                    continue;
+                }
                 diagnostics.push(LoadDiagnostic {
                     reason: format!("{reason}; tool `{name}` stays at the version loaded before this file changed"),
                     source: source.clone(),
                 });
                 before.without_grants()
             }
-            (Err(reason), None) => {
+            (Err(NotLoaded { reason, by_host }), None) => {
+                retry |= by_host;
                 diagnostics.push(LoadDiagnostic { source, reason });
                 continue;
             }
@@ -749,7 +907,7 @@ async fn compile_and_load(
             }
         }
     }
-    (tools, compiled)
+    (tools, compiled, retry)
 }
 
 /// What became of one component on the blocking pool.
@@ -757,31 +915,31 @@ enum Preparing {
     /// It could not be read (or loading it panicked).
     Failed(String),
     /// The same bytes as the tool of the previous version: nothing to do.
-    Unchanged,
+    Unchanged { identity: Option<load::FileIdentity> },
     /// Compiled (or read from the cache) and linked, or why not.
-    Compiled { digest: [u8; 32], prepared: Result<load::Prepared, String> },
+    Compiled { digest: [u8; 32], identity: Option<load::FileIdentity>, prepared: Result<load::Prepared, String> },
 }
 
-/// Reads, hashes and prepares one component, unless its digest is `before`'s.
+/// Prepares one component, unless its digest is `before`'s.
 fn prepare_input(
     engine: &Engine,
     linkers: &Linkers,
     cache: Option<&CompileCache>,
-    contents: Contents,
+    read: Read,
     before: Option<[u8; 32]>,
     source: &str,
     report: &dyn Fn(LoadEvent<'_>),
 ) -> Preparing {
-    let bytes = match contents {
-        Contents::File(path) => match std::fs::read(&path) {
-            Ok(bytes) => bytes::Bytes::from(bytes),
-            Err(err) => return Preparing::Failed(format!("cannot be read: {err}")),
-        },
-        Contents::Loaded(bytes) => bytes,
+    let (bytes, digest, identity) = match read {
+        Read::Failed(reason) => return Preparing::Failed(reason),
+        Read::Same { digest, identity } if before == Some(digest) => {
+            return Preparing::Unchanged { identity: Some(identity) };
+        }
+        Read::Same { .. } => return Preparing::Failed("changed while it was read; reload again".into()),
+        Read::Bytes { bytes, digest, identity } => (bytes, digest, identity),
     };
-    let digest = cache::digest(&bytes);
     if before == Some(digest) {
-        return Preparing::Unchanged;
+        return Preparing::Unchanged { identity };
     }
     let started = Instant::now();
     let compiled = std::cell::Cell::new(false);
@@ -794,7 +952,7 @@ fn prepare_input(
         report(LoadEvent::Compiled { source });
     }
     tracing::debug!(bytes = bytes.len(), elapsed_ms = started.elapsed().as_millis(), "prepared");
-    Preparing::Compiled { digest, prepared }
+    Preparing::Compiled { digest, identity, prepared }
 }
 
 /// What the host loads, reads or runs, which no grant may expose: every tools folder and
@@ -903,6 +1061,9 @@ struct Shared {
     metrics: Recorder,
     progress: Option<Progress>,
     max_call_depth: u32,
+    /// Held by each load for the pool's instance reserved for loading
+    /// ([`crate::engine::LOADING_INSTANCES`]).
+    loading: tokio::sync::Mutex<()>,
     _ticker: EpochTicker,
 }
 
@@ -912,6 +1073,16 @@ struct Inner {
     recipe: Arc<Recipe>,
     tools: BTreeMap<String, ToolEntry>,
     diagnostics: Vec<LoadDiagnostic>,
+    /// What it was built from; `None` when the host failed a load or a grant was refused,
+    /// so that a reload of the same inputs tries again.
+    read: Option<Fingerprint>,
+}
+
+impl Inner {
+    /// The tool loaded from `source`.
+    fn loaded_from(&self, source: &str) -> Option<&LoadedTool> {
+        self.tools.values().map(|entry| &entry.tool).find(|tool| tool.source == source)
+    }
 }
 
 /// A set of loaded tools. Cheap to clone; every clone shares the tools.
@@ -955,22 +1126,36 @@ impl Runtime {
     }
 
     /// Loads the tools again from the same folders, files and bytes, with the policy files
-    /// read again, as a new version of this runtime. Only components whose bytes changed
-    /// are compiled; one that no longer loads stays at its current version (with a
-    /// diagnostic saying why). Calls in flight finish on the version they started with. The
-    /// new version shares this one's engine, concurrency limit and network bounds.
+    /// read again, as a new version of this runtime. The policy files and the components are
+    /// read as one snapshot (the policy files again after the components, until they agree),
+    /// so a version never pairs a component with grants from another moment. Only components
+    /// whose bytes changed are compiled; one that no longer loads stays at its current
+    /// version (with a diagnostic saying why), unless the policy changed its grants: then it
+    /// is not served until it loads. Calls in flight finish on the version they started
+    /// with. The new version shares this one's engine, concurrency limit and network bounds.
     ///
-    /// Returns the new version and the sources it compiled.
+    /// Returns the new version and the sources it compiled. When nothing it reads changed
+    /// since this version was built (the policy files' bytes, each component's bytes, by
+    /// digest or by a file identity that vouches for them), returns this version itself
+    /// ([`Runtime::same_version`]): nothing is compiled, loaded or logged.
     ///
     /// # Errors
-    /// When a tools folder cannot be read, a policy file is invalid, or (with pooling) the
-    /// policy raises a memory limit above the pool's slots: then nothing changes, and this
-    /// version stays the one to use.
+    /// When a tools folder cannot be read, a policy file is invalid or keeps changing while
+    /// the components are read, or (with pooling) the policy raises a memory limit above the
+    /// pool's slots: then nothing changes, and this version stays the one to use.
     pub async fn reload(&self) -> Result<(Runtime, Vec<String>), RuntimeError> {
         let recipe = self.inner.recipe.clone();
-        let policy = read_policy_files(&recipe.sources, &recipe.policy)?;
-        check_fits_pool(&recipe.limits, &policy, self.inner.shared.pooling)?;
-        assemble(self.inner.shared.clone(), recipe, policy, Some(&self.inner)).await
+        let snapshot = read_snapshot(&recipe, Some(&self.inner), true).await?;
+        if self.inner.read.as_ref() == Some(&snapshot.read) {
+            return Ok((self.clone(), Vec::new()));
+        }
+        assemble(self.inner.shared.clone(), recipe, snapshot, Some(&self.inner)).await
+    }
+
+    /// Whether `other` is this very version (a clone of it, or what [`Runtime::reload`]
+    /// returned when nothing had changed).
+    pub fn same_version(&self, other: &Runtime) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
     }
 
     /// Every loaded tool's definition, by name, ready to give a model.

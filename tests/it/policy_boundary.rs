@@ -72,6 +72,13 @@ fn refusal(runtime: &Runtime, tool: &str) -> String {
     reasons[0].to_owned()
 }
 
+/// An edit of a tools folder's policy that grants nothing new.
+fn touch_policy(tools: &Path) {
+    let file = tools.join("toolcell.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, format!("{text}# edited\n")).unwrap();
+}
+
 async fn read(runtime: &Runtime, path: &str) -> ToolOutput {
     runtime.call(ToolCall::new("1", "fs_escape", json!({ "path": path }))).await
 }
@@ -197,6 +204,11 @@ async fn a_reload_refuses_an_unchanged_grant_that_now_leads_to_another_directory
     std::fs::rename(tree.path("proj/inner"), tree.path("proj/inner.old")).unwrap();
     std::fs::create_dir(tree.path("proj/inner")).unwrap();
     std::fs::write(tree.path("proj/inner/file.txt"), "planted").unwrap();
+    let (unchanged, _) = same.reload().await.expect("nothing the reload reads changed");
+    assert!(unchanged.same_version(&same), "so nothing was resolved again: the grant keeps its handle");
+    assert_eq!(value(&read(&unchanged, "/data/file.txt").await), json!("inner file"));
+    // An edit of the policy makes the reload resolve the grants again.
+    touch_policy(&tools);
     let err = same.reload().await.expect_err("the grant leads elsewhere");
     assert!(matches!(&err, RuntimeError::GrantReplaced { tool, .. } if tool == "fs_escape"), "{err}");
     assert!(err.to_string().contains("restart"), "{err}");

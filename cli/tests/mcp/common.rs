@@ -11,6 +11,7 @@ use rmcp::transport::TokioChildProcess;
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
+use tokio::sync::mpsc;
 
 pub const TOOLCELL: &str = env!("CARGO_BIN_EXE_toolcell");
 
@@ -96,6 +97,8 @@ pub struct HttpServer {
     pub child: Child,
     pub url: String,
     pub base: String,
+    /// The server's stderr from the line after the one saying where it listens.
+    pub log: mpsc::UnboundedReceiver<String>,
 }
 
 impl HttpServer {
@@ -116,7 +119,9 @@ impl HttpServer {
         let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
         let url = tokio::time::timeout(Duration::from_secs(120), async {
             while let Some(line) = lines.next_line().await.unwrap() {
-                if let Some((_, url)) = line.split_once(" at ") {
+                if line.starts_with("serving ")
+                    && let Some((_, url)) = line.split_once(" at ")
+                {
                     return url.trim().to_owned();
                 }
             }
@@ -125,9 +130,14 @@ impl HttpServer {
         .await
         .expect("the server listens within two minutes");
         // Keep draining stderr so the server never blocks on a full pipe.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let (logged, log) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                let _ = logged.send(line);
+            }
+        });
         let base = url.trim_end_matches("/mcp").to_owned();
-        Self { child, url, base }
+        Self { child, url, base, log }
     }
 }
 

@@ -19,9 +19,14 @@ impl Policy {
     pub fn from_file(path: &Path) -> Result<Self, PolicyError> {
         let text = std::fs::read_to_string(path)
             .map_err(|err| PolicyError { file: path.to_owned(), problems: vec![format!("cannot be read: {err}")] })?;
+        Self::parse_file(&text, path)
+    }
+
+    /// Parses the text read from the policy file `path` (relative directory paths are
+    /// relative to its folder), and remembers the file ([`Self::files`]).
+    pub(crate) fn parse_file(text: &str, path: &Path) -> Result<Self, PolicyError> {
         let base = path.parent().unwrap_or(Path::new("."));
-        let mut policy =
-            Self::parse(&text, base).map_err(|problems| PolicyError { file: path.to_owned(), problems })?;
+        let mut policy = Self::parse(text, base).map_err(|problems| PolicyError { file: path.to_owned(), problems })?;
         policy.files.push(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned()));
         Ok(policy)
     }
