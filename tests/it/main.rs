@@ -15,6 +15,7 @@ mod messages;
 mod metrics;
 mod pooling;
 mod python;
+mod redaction;
 mod reload;
 mod sdk_guests;
 mod soak;

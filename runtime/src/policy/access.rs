@@ -139,7 +139,7 @@ impl Access {
             }
             env.push((grant.name.clone(), value));
         }
-        Ok(Self { allow_hosts: grants.allow_hosts.clone().into(), dirs, env, redactor: Redactor::new(secrets) })
+        Ok(Self { allow_hosts: grants.allow_hosts.clone().into(), dirs, env, redactor: Redactor::granted(secrets) })
     }
 }
 
