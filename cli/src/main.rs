@@ -383,7 +383,9 @@ fn init_logging(otlp: Option<&toolcell_telemetry::Otlp>) {
     use tracing_subscriber::util::SubscriberInitExt as _;
 
     let log = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
+        // Every log line, at every level and from every library (rmcp logs whole requests at
+        // `debug`), without the secrets granted to tools.
+        .with_writer(|| toolcell_runtime::RedactingWriter::new(std::io::stderr()))
         // Colour codes only for a person at a terminal, never in a log file or a client's pipe.
         .with_ansi(std::io::stderr().is_terminal())
         .with_filter(tracing_subscriber::EnvFilter::from_env("TOOLCELL_LOG"));

@@ -7,7 +7,18 @@ use serde_json::{Map, Value};
 
 use crate::error::CallError;
 use crate::limits::LimitOverrides;
+use crate::load::MAX_NAME_CHARS;
+use crate::redact::Redactor;
 use crate::telemetry::TraceParent;
+
+/// The most of a call id the runtime keeps: a longer id is cut (a `…` marks the cut) where
+/// the call enters, so its span, the ids of the calls it makes (`<id>.1`), its output and
+/// its log lines carry the cut id. Providers' ids are a few dozen bytes.
+pub const MAX_CALL_ID_BYTES: usize = 128;
+
+/// The most of a tool name no tool has that the runtime keeps: no tool's name is longer than
+/// [`MAX_NAME_CHARS`], so a longer one is cut to that, plus a `…`.
+const MAX_UNKNOWN_NAME_BYTES: usize = MAX_NAME_CHARS + '…'.len_utf8();
 
 /// One call a model asked for.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,6 +73,24 @@ impl ToolCall {
         self.trace_parent = Some(parent);
         self
     }
+
+    /// Cuts what the caller sized, where the call enters: a name no loaded tool has to
+    /// [`MAX_NAME_CHARS`] and, for a call from outside, the id to [`MAX_CALL_ID_BYTES`], both
+    /// redacted with the call's redactor (a caller may name a tool, or a call, by its
+    /// secret). A nested call's id is its caller's, cut already, with `.N` appended.
+    pub(crate) fn bound(&mut self, known_tool: bool, from_outside: bool, redactor: &Redactor) {
+        if !known_tool {
+            self.name = cut_name(&self.name, redactor);
+        }
+        if from_outside && (self.id.len() > MAX_CALL_ID_BYTES || !redactor.is_empty()) {
+            self.id = redactor.cut(&self.id, MAX_CALL_ID_BYTES);
+        }
+    }
+}
+
+/// A name no tool has, cut (see [`ToolCall::bound`]).
+pub(crate) fn cut_name(name: &str, redactor: &Redactor) -> String {
+    redactor.cut(name, MAX_UNKNOWN_NAME_BYTES)
 }
 
 /// A call's arguments: JSON text (as OpenAI sends them) or an already-parsed value (as
@@ -172,7 +201,11 @@ pub struct Usage {
     pub fuel_consumed: u64,
     /// The most linear memory and table storage the instance held, in bytes.
     pub peak_memory_bytes: u64,
-    /// Calls the tool made to other tools (code mode), refused ones included.
+    /// Calls the tool's guest asked the host to make to other tools (code mode) in this call,
+    /// refused ones included; not the calls those tools made in turn. With `call_tools`,
+    /// each of them, refused or not, took one of the call tree's `max_nested_calls` until none
+    /// was left (those after are refused as `call_limit` and counted here too); without it,
+    /// every one is refused as `not_allowed`.
     #[serde(skip_serializing_if = "is_zero_u32", default)]
     pub nested_calls: u32,
     /// Fuel those calls consumed, and the calls they made in turn. The caller pays it: it is

@@ -279,6 +279,16 @@ impl CallError {
                 redactor.text(message);
             }
             Self::InvalidOutput { reason } => redactor.text(reason),
+            // A caller may name a tool by a secret, and a schema's message may quote a value.
+            Self::UnknownTool { name: text, .. }
+            | Self::NotAllowed { tool: text, .. }
+            | Self::MalformedArguments { error: text, .. } => redactor.text(text),
+            Self::InvalidArguments { violations } => {
+                for violation in violations {
+                    redactor.text(&mut violation.pointer);
+                    redactor.text(&mut violation.message);
+                }
+            }
             Self::HttpDenied { request, reason, grant, .. } => {
                 for text in request.iter_mut().chain(grant.iter_mut()).chain([reason]) {
                     redactor.text(text);

@@ -22,6 +22,7 @@ use crate::limits::Limits;
 use crate::link::HttpNotGranted;
 use crate::nested::Calls;
 use crate::policy::Access;
+use crate::redact::Redactor;
 use crate::sandbox::{MAX_HEADER_FIELDS_BYTES, MAX_RESOURCE_HANDLES, Network, Sandbox};
 
 /// Which export to call, of which prepared component.
@@ -29,7 +30,14 @@ pub(crate) enum Export<'a> {
     Metadata(&'a ToolCorePre<Sandbox>),
     Capabilities(&'a CapabilityRequestsPre<Sandbox>),
     Annotations(&'a AnnotationsExportPre<Sandbox>),
-    Invoke { pre: &'a ToolCorePre<Sandbox>, arguments: &'a str, context: &'a CallContext },
+    /// A call, redacted (its HTTP refusals as logged) with `redactor`: its tool's secrets and,
+    /// for a nested call, its callers'.
+    Invoke {
+        pre: &'a ToolCorePre<Sandbox>,
+        arguments: &'a str,
+        context: &'a CallContext,
+        redactor: &'a Redactor,
+    },
 }
 
 /// What the export returned.
@@ -84,7 +92,11 @@ pub(crate) async fn execute(
 ) -> Execution {
     let started = Instant::now();
     let deadline = deadline_after(limits.timeout);
-    let sandbox = match Sandbox::new(limits, access, network, calls, deadline) {
+    let redactor = match &export {
+        Export::Invoke { redactor, .. } => redactor,
+        Export::Metadata(_) | Export::Capabilities(_) | Export::Annotations(_) => &access.redactor,
+    };
+    let sandbox = match Sandbox::new(limits, access, redactor, network, calls, deadline) {
         Ok(sandbox) => sandbox,
         Err(detail) => {
             let error = CallError::Internal { message: "a directory granted to the tool is unavailable".into() };
@@ -198,7 +210,7 @@ async fn run(store: &mut Store<Sandbox>, export: Export<'_>) -> Result<Returned,
             let tool = pre.instantiate_async(&mut *store).await.map_err(instantiated)?;
             tool.call_annotations(&mut *store).await.map(Returned::Annotations).map_err(called)
         }
-        Export::Invoke { pre, arguments, context } => {
+        Export::Invoke { pre, arguments, context, .. } => {
             let tool = pre.instantiate_async(&mut *store).await.map_err(instantiated)?;
             tool.call_invoke(&mut *store, arguments, context).await.map(Returned::Invoke).map_err(called)
         }

@@ -55,7 +55,7 @@ pub use admission::{
     CallsInFlight, DEFAULT_MAX_QUEUED_BYTES, QUEUED_CALLS_PER_SLOT, default_max_concurrent_calls,
     default_max_queued_calls,
 };
-pub use call::{Arguments, Diagnostics, ToolCall, ToolOutput, Usage};
+pub use call::{Arguments, Diagnostics, MAX_CALL_ID_BYTES, ToolCall, ToolOutput, Usage};
 pub use error::{CallError, CrashReason, Violation};
 pub use formats::{Format, FormatError, MessageError, repair, result_messages, tool_calls};
 pub use limits::{LimitOverrides, Limits};
@@ -67,6 +67,7 @@ pub use policy::{
     DirGrant, EnvGrant, EnvValue, Grants, HostPattern, MIN_SECRET_CHARS, POLICY_FILE, Policy, PolicyError, REDACTED,
     RESERVED_HOST_VARIABLES, RequestedCapabilities, RequestedDirectory,
 };
+pub use redact::RedactingWriter;
 pub use runtime::{DEFAULT_MAX_CALL_DEPTH, Runtime, RuntimeBuilder, RuntimeError};
 pub use telemetry::{TraceParent, TraceParentError};
 /// Cancels a call started with [`Runtime::call_cancellable`] (re-exported from `tokio-util`).

@@ -33,7 +33,8 @@ pub struct Limits {
     /// Default: 10 MiB.
     pub max_http_response_bytes: u64,
     /// Calls to other tools one call may make (code mode), counting those of the tools it
-    /// calls; only tools whose policy has `call_tools` make any. Default: 64.
+    /// calls, and refused calls (a tool it may not call, too deep, no such tool) as well as
+    /// those that ran; only tools whose policy has `call_tools` make any. Default: 64.
     pub max_nested_calls: u64,
 }
 

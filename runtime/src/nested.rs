@@ -5,10 +5,13 @@
 //! call whose tool has no `call_tools` grant carries no [`Caller`], so `callable` lists
 //! nothing and `call` is refused, at no cost to calls that never use it. Otherwise a nested call is an ordinary call of the
 //! runtime (validation, the callee's limits and grants, a fresh instance, its own span and
-//! metrics) with three differences, all here or in `Runtime::run`: it is refused unless the
-//! caller may call the callee, calls nest too deep, or the call tree has used its calls;
-//! it gets no more time than the caller has left and no more fuel, and its fuel is charged
-//! to the caller; it takes no admission slot (its caller holds one and waits for it).
+//! metrics) with these differences, all here or in `Runtime::run`: every call takes one of
+//! the call tree's budget of calls first, whatever becomes of it, and is refused without a
+//! span once none is left; it is refused unless the caller may call the callee and calls do
+//! not nest too deep; it gets no more time than the caller has left and no more fuel, and
+//! its fuel is charged to the caller; it takes no admission slot (its caller holds one and
+//! waits for it); and it is redacted with its callers' secrets as well as its tool's (a
+//! caller's secret passed to a tool it calls is as secret there).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -18,8 +21,9 @@ use serde_json::{Map, Value};
 use wasmtime::StoreContextMut;
 use wasmtime::component::{ComponentType, Linker, Lower};
 
-use crate::call::{ToolCall, ToolOutput};
+use crate::call::{ToolCall, ToolOutput, cut_name};
 use crate::limits::LimitOverrides;
+use crate::redact::Redactor;
 use crate::runtime::Runtime;
 use crate::sandbox::Sandbox;
 
@@ -48,12 +52,15 @@ pub(crate) struct Caller {
     pub(crate) depth: u32,
     /// Nested calls left to the whole tree of calls this one belongs to.
     pub(crate) budget: Arc<CallBudget>,
-    /// The calling call's id and host context, which nested calls carry on.
+    /// The calling call's id (cut where it entered) and host context, which nested calls
+    /// carry on.
     pub(crate) call_id: String,
     pub(crate) context: Map<String, Value>,
     /// Nested calls this call has made, and the fuel they used.
     pub(crate) made: u32,
     pub(crate) fuel: u64,
+    /// The secrets of the calling tool and of every call above it.
+    pub(crate) redactor: Redactor,
 }
 
 /// How a nested call came to be, for the runtime that runs it.
@@ -63,6 +70,9 @@ pub(crate) struct Nesting {
     /// The nested call's own depth (its caller's plus one).
     pub(crate) depth: u32,
     pub(crate) budget: Arc<CallBudget>,
+    /// The secrets of the caller and of every call above it: the nested call is redacted with
+    /// them as well as its tool's.
+    pub(crate) redactor: Redactor,
 }
 
 /// The nested calls one call from outside, and every call under it, may still make.
@@ -139,6 +149,7 @@ async fn call(mut store: StoreContextMut<'_, Sandbox>, name: String, arguments: 
         Calls::Allowed(caller) => caller,
         Calls::NoneAllowed { tool, refused: attempts } => {
             *attempts += 1;
+            let name = cut_name(&name, &Redactor::default());
             let error = crate::CallError::NotAllowed { caller: tool.clone(), tool: name, allowed: Vec::new() };
             return Err(refused(&error));
         }
@@ -149,6 +160,11 @@ async fn call(mut store: StoreContextMut<'_, Sandbox>, name: String, arguments: 
         }
     };
     caller.made += 1;
+    // First, whatever becomes of the call: a refused call spends the budget too, and past it
+    // calls are refused here, before they cost a span.
+    if let Err(limit) = caller.budget.take() {
+        return Err(refused(&crate::CallError::CallLimit { limit }));
+    }
     let id = format!("{}.{}", caller.call_id, caller.made);
     // No more time than the caller has left, nor more fuel: a nested call spends the
     // caller's budget. Lowering only: the callee's own limits stay a ceiling.
@@ -159,6 +175,7 @@ async fn call(mut store: StoreContextMut<'_, Sandbox>, name: String, arguments: 
         allowed: caller.allowed.clone(),
         depth: caller.depth + 1,
         budget: caller.budget.clone(),
+        redactor: caller.redactor.clone(),
     };
     let runtime = caller.runtime.clone();
     let output = runtime.call_nested(call, nesting).await;

@@ -1,19 +1,31 @@
 //! Keeping secrets (the secret values of granted environment variables) out of everything
-//! the host reports: results, error messages, diagnostics and logs.
+//! the host reports: results, error messages, diagnostics, spans and logs.
 //!
 //! Copies are caught verbatim and in the escaped spellings the host itself produces (JSON
 //! strings, Rust debug output); a tool that encodes a secret otherwise (base64, reversed)
 //! can still return it. Grant secrets only to tools you trust with them.
+//!
+//! A call is redacted with the secrets of its tool and, for a call one tool made to another
+//! (code mode), those of every caller above it: a caller's secret passed to a tool it calls
+//! is as secret there. Every secret granted in the process is also remembered for log
+//! output: [`RedactingWriter`] replaces them in whatever a log line carries, whoever wrote it
+//! (the MCP library logs whole requests at `debug`).
+
+use std::borrow::Cow;
+use std::io::Write;
+use std::sync::{Arc, LazyLock, PoisonError, RwLock};
 
 use serde_json::Value;
+use toolcell_schema::truncated;
 
 use crate::policy::REDACTED;
 
 /// Replaces known secret values with [`REDACTED`].
 #[derive(Clone, Default)]
 pub(crate) struct Redactor {
-    /// Longest first, so a secret containing another is replaced whole.
-    secrets: Vec<String>,
+    /// Longest first, so a secret containing another is replaced whole. Shared: a call's
+    /// redactor is cloned into its sandbox and into the calls it makes.
+    secrets: Arc<[String]>,
 }
 
 impl std::fmt::Debug for Redactor {
@@ -24,20 +36,98 @@ impl std::fmt::Debug for Redactor {
 
 impl Redactor {
     pub(crate) fn new(secrets: impl IntoIterator<Item = String>) -> Self {
-        let mut spellings: Vec<String> =
-            secrets.into_iter().filter(|secret| !secret.is_empty()).flat_map(spellings).collect();
+        let spellings = secrets.into_iter().filter(|secret| !secret.is_empty()).flat_map(spellings).collect();
+        Self::from_spellings(spellings)
+    }
+
+    /// A redactor of the secrets granted to a tool, which log output keeps out from now on
+    /// (see [`RedactingWriter`]).
+    pub(crate) fn granted(secrets: impl IntoIterator<Item = String>) -> Self {
+        let redactor = Self::new(secrets);
+        if !redactor.is_empty() {
+            let mut logged = LOGGED.write().unwrap_or_else(PoisonError::into_inner);
+            if redactor.secrets.iter().any(|secret| !logged.secrets.contains(secret)) {
+                *logged = logged.union(&redactor);
+            }
+        }
+        redactor
+    }
+
+    fn from_spellings(mut spellings: Vec<String>) -> Self {
         spellings.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
         spellings.dedup();
-        Self { secrets: spellings }
+        Self { secrets: spellings.into() }
     }
 
     pub(crate) fn is_empty(&self) -> bool {
         self.secrets.is_empty()
     }
 
+    /// Replaces the secrets of both: a nested call's redactor, its caller's with its own.
+    pub(crate) fn union(&self, other: &Redactor) -> Redactor {
+        if other.is_empty() {
+            return self.clone();
+        }
+        if self.is_empty() {
+            return other.clone();
+        }
+        Self::from_spellings(self.secrets.iter().chain(other.secrets.iter()).cloned().collect())
+    }
+
+    /// `text` redacted and cut to at most `max_bytes` (a `…` marks the cut), without reading
+    /// more of it than the cut needs and without leaving the start of a secret at the cut:
+    /// for names, ids and values of any size that go into spans and errors.
+    pub(crate) fn cut(&self, text: &str, max_bytes: usize) -> String {
+        if self.is_empty() {
+            return truncated(text, max_bytes);
+        }
+        // Any secret that starts before the cut ends within the window.
+        let longest = self.secrets.first().map_or(0, String::len);
+        let mut window = max_bytes.saturating_add(longest).min(text.len());
+        while !text.is_char_boundary(window) {
+            window += 1;
+        }
+        let mut head = text[..window].to_owned();
+        self.text(&mut head);
+        if window == text.len() && head.len() <= max_bytes {
+            return head;
+        }
+        let mut end = max_bytes.saturating_sub('…'.len_utf8()).min(head.len());
+        while !head.is_char_boundary(end) {
+            end -= 1;
+        }
+        head.truncate(end);
+        self.drop_partial_tail(&mut head);
+        head.push('…');
+        head
+    }
+
+    /// JSON text as spans record it, when it does not parse as a value to redact with
+    /// [`Self::json`]: its escapes decoded (so `\u0073ecret` is seen as `secret`), redacted,
+    /// and cut to `max_bytes`.
+    pub(crate) fn json_text(&self, text: &str, max_bytes: usize) -> String {
+        if self.is_empty() {
+            return truncated(text, max_bytes);
+        }
+        let longest = self.secrets.first().map_or(0, String::len);
+        // An escape is at most 12 bytes (a surrogate pair) for one character of a secret.
+        let mut window = max_bytes.saturating_add(longest.saturating_mul(12)).min(text.len());
+        while !text.is_char_boundary(window) {
+            window += 1;
+        }
+        let decoded = decode_escapes(&text[..window]);
+        let cut = self.cut(&decoded, max_bytes);
+        if window < text.len() && !cut.ends_with('…') {
+            let mut cut = cut;
+            cut.push('…');
+            return cut;
+        }
+        cut
+    }
+
     /// `text` with every secret replaced.
     pub(crate) fn text(&self, text: &mut String) {
-        for secret in &self.secrets {
+        for secret in self.secrets.iter() {
             if text.contains(secret.as_str()) {
                 *text = text.replace(secret.as_str(), REDACTED);
             }
@@ -48,6 +138,13 @@ impl Redactor {
     /// drops a tail that is the start of a secret, so a cut never leaves half a secret.
     pub(crate) fn cut_text(&self, text: &mut String) {
         self.text(text);
+        if self.drop_partial_tail(text) {
+            text.push_str(REDACTED);
+        }
+    }
+
+    /// Drops a tail of `text` that is the start of a secret; returns whether it did.
+    fn drop_partial_tail(&self, text: &mut String) -> bool {
         let partial = self
             .secrets
             .iter()
@@ -57,8 +154,8 @@ impl Redactor {
             .max();
         if let Some(len) = partial {
             text.truncate(text.len() - len);
-            text.push_str(REDACTED);
         }
+        partial.is_some()
     }
 
     /// Redacts every string, object key and number in a JSON value; returns whether anything changed.
@@ -95,6 +192,118 @@ impl Redactor {
             self.text(text);
         }
         found
+    }
+}
+
+/// Every secret granted to a tool in this process: what [`RedactingWriter`] replaces.
+static LOGGED: LazyLock<RwLock<Redactor>> = LazyLock::new(RwLock::default);
+
+/// `text` with JSON string escapes (`\n`, `\"`, `\u0073`, surrogate pairs) decoded, as far
+/// as they are well formed; the rest is kept as it is.
+fn decode_escapes(text: &str) -> Cow<'_, str> {
+    if !text.contains('\\') {
+        return Cow::Borrowed(text);
+    }
+    let mut decoded = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('\\') {
+        decoded.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let (character, len) = match rest.as_bytes().get(1) {
+            Some(b'"') => (Some('"'), 2),
+            Some(b'\\') => (Some('\\'), 2),
+            Some(b'/') => (Some('/'), 2),
+            Some(b'b') => (Some('\u{8}'), 2),
+            Some(b'f') => (Some('\u{c}'), 2),
+            Some(b'n') => (Some('\n'), 2),
+            Some(b'r') => (Some('\r'), 2),
+            Some(b't') => (Some('\t'), 2),
+            Some(b'u') => unicode_escape(rest),
+            _ => (None, 1),
+        };
+        match character {
+            Some(character) => decoded.push(character),
+            None => decoded.push_str(&rest[..len]),
+        }
+        rest = &rest[len..];
+    }
+    decoded.push_str(rest);
+    Cow::Owned(decoded)
+}
+
+/// The character of a `\uXXXX` escape (or a surrogate pair of two) at the start of `text`,
+/// and the bytes it takes; `(None, 1)` when it is not one.
+fn unicode_escape(text: &str) -> (Option<char>, usize) {
+    let unit = |at: usize| {
+        text.get(at..at + 6)
+            .filter(|escape| escape.starts_with("\\u"))
+            .and_then(|escape| u16::from_str_radix(&escape[2..], 16).ok())
+    };
+    match unit(0) {
+        Some(high @ 0xD800..=0xDBFF) => match unit(6) {
+            Some(low @ 0xDC00..=0xDFFF) => (char::decode_utf16([high, low]).next().and_then(Result::ok), 12),
+            _ => (None, 1),
+        },
+        Some(unit) => match char::from_u32(u32::from(unit)) {
+            Some(character) => (Some(character), 6),
+            None => (None, 1),
+        },
+        None => (None, 1),
+    }
+}
+
+/// A writer for log output that replaces every secret granted to a tool in this process (in
+/// the spellings [`REDACTED`] replaces everywhere) before it writes to `inner`.
+///
+/// It holds what it is given until it is flushed or dropped, so a secret split across writes
+/// is still caught: make one per log line, as `tracing-subscriber`'s `fmt` layer does with
+/// `.with_writer(|| RedactingWriter::new(std::io::stderr()))`. Log lines of the runtime
+/// itself are redacted where they are made; this catches what other libraries log (an MCP
+/// library logging whole requests at `debug`).
+#[derive(Debug)]
+pub struct RedactingWriter<W: Write> {
+    inner: W,
+    held: Vec<u8>,
+}
+
+impl<W: Write> RedactingWriter<W> {
+    /// Writes to `inner`, redacted.
+    pub fn new(inner: W) -> Self {
+        Self { inner, held: Vec::new() }
+    }
+
+    fn write_held(&mut self) -> std::io::Result<()> {
+        if self.held.is_empty() {
+            return Ok(());
+        }
+        let held = std::mem::take(&mut self.held);
+        let logged = LOGGED.read().unwrap_or_else(PoisonError::into_inner).clone();
+        if logged.is_empty() {
+            return self.inner.write_all(&held);
+        }
+        let mut text =
+            String::from_utf8(held).unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned());
+        logged.text(&mut text);
+        self.inner.write_all(text.as_bytes())
+    }
+}
+
+impl<W: Write> Write for RedactingWriter<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.held.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.write_held()?;
+        self.inner.flush()
+    }
+}
+
+impl<W: Write> Drop for RedactingWriter<W> {
+    fn drop(&mut self) {
+        // Nowhere to report a failed log write.
+        let _ = self.write_held();
     }
 }
 
@@ -136,6 +345,47 @@ mod tests {
         let mut whole = "no secret here".to_owned();
         redactor.cut_text(&mut whole);
         assert_eq!(whole, "no secret here");
+    }
+
+    #[test]
+    fn a_cut_redacts_first_and_never_leaves_the_start_of_a_secret() {
+        let redactor = Redactor::new(["tok-3f9a7c1e55".to_owned()]);
+        assert_eq!(redactor.cut("a tok-3f9a7c1e55 b", 100), format!("a {REDACTED} b"));
+        // What could be the start of a secret at the cut is dropped, not kept.
+        let cut = redactor.cut(&format!("{}tok-3f9a{}", "x".repeat(10), "y".repeat(1000)), 16);
+        assert_eq!(cut, format!("{}…", "x".repeat(10)));
+        // A secret that starts before the cut and ends after it is redacted whole.
+        let cut = redactor.cut(&format!("ab tok-3f9a7c1e55 {}", "z".repeat(1 << 20)), 20);
+        assert!(cut.len() <= 20 && !cut.contains("tok-3f9") && cut.ends_with('…'), "{cut}");
+        assert_eq!(Redactor::default().cut(&"n".repeat(100), 10), format!("{}…", "n".repeat(7)));
+    }
+
+    #[test]
+    fn json_text_decodes_escapes_before_redacting() {
+        let redactor = Redactor::new(["sk-live-1234".to_owned()]);
+        let text = r#"{"key": "\u0073k-live-1234", "pair": "\ud83d\ude00", "bad": "\uzz\"#;
+        assert_eq!(redactor.json_text(text, 1000), format!(r#"{{"key": "{REDACTED}", "pair": "😀", "bad": "\uzz\"#));
+        assert_eq!(Redactor::default().json_text(text, 1000), text, "nothing to hide: as it was");
+    }
+
+    #[test]
+    fn a_union_redacts_the_secrets_of_both() {
+        let union = Redactor::new(["first-secret".to_owned()]).union(&Redactor::new(["second-secret".to_owned()]));
+        let mut text = "first-secret second-secret".to_owned();
+        union.text(&mut text);
+        assert_eq!(text, format!("{REDACTED} {REDACTED}"));
+    }
+
+    #[test]
+    fn the_log_writer_redacts_every_granted_secret_even_split_across_writes() {
+        let _granted = Redactor::granted(["log-writer-secret-1".to_owned()]);
+        let mut out = Vec::new();
+        {
+            let mut writer = RedactingWriter::new(&mut out);
+            writer.write_all(b"the key log-writer-").unwrap();
+            writer.write_all(b"secret-1 and \"log-writer-secret-1\"\n").unwrap();
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), format!("the key {REDACTED} and \"{REDACTED}\"\n"));
     }
 
     #[test]

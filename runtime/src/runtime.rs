@@ -19,7 +19,7 @@ use crate::admission::{
 use crate::arguments;
 use crate::bindings::{CallContext, ToolError};
 use crate::cache::{self, CompileCache};
-use crate::call::{Arguments, Diagnostics, ToolCall, ToolOutput, Usage};
+use crate::call::{Arguments, Diagnostics, ToolCall, ToolOutput, Usage, cut_name};
 use crate::engine::{EpochTicker, Pooling, new_engine};
 use crate::error::CallError;
 use crate::execute::{Execution, Export, Returned, execute, millis};
@@ -1227,17 +1227,28 @@ impl Runtime {
         Box::pin(self.traced(call, None, Some(nesting)))
     }
 
-    /// One call in its span (see [`crate::telemetry`]) and its metrics.
-    async fn traced(&self, call: ToolCall, cancel: Option<&CancellationToken>, nesting: Option<Nesting>) -> ToolOutput {
+    /// One call in its span (see [`crate::telemetry`]) and its metrics. Where a call
+    /// enters: its name and id are cut here, before anything records them, and everything
+    /// it reports is redacted with its tool's secrets and, for a nested call, its callers'.
+    async fn traced(
+        &self,
+        mut call: ToolCall,
+        cancel: Option<&CancellationToken>,
+        nesting: Option<Nesting>,
+    ) -> ToolOutput {
+        let entry = self.inner.tools.get(&call.name);
+        let redactor = call_redactor(entry, nesting.as_ref());
+        call.bound(entry.is_some(), nesting.is_none(), &redactor);
         let span = telemetry::call_span(&call.name, &call.id);
         if let Some(parent) = &call.trace_parent {
             telemetry::set_parent(&span, parent);
         }
-        let entry = self.inner.tools.get(&call.name);
         let record = self.inner.shared.metrics.start(entry.map(|entry| &entry.counters));
-        let tool = entry.map(|entry| (&entry.tool.definition, entry.tool.source.as_str(), &entry.access.redactor));
-        telemetry::record_input(&span, tool, &call.arguments);
-        let output = self.run(call, cancel, nesting).instrument(span.clone()).await;
+        let tool = entry.map(|entry| (&entry.tool.definition, entry.tool.source.as_str()));
+        let parse_bytes =
+            entry.map(|entry| self.call_limits(entry, &call.limits, nesting.is_some()).max_argument_bytes);
+        telemetry::record_input(&span, tool, &call.arguments, &redactor, parse_bytes);
+        let output = self.run(call, cancel, nesting, &redactor).instrument(span.clone()).await;
         telemetry::record_output(&span, &output);
         let error_kind = output.error.as_ref().map(CallError::kind);
         record.finish(error_kind, output.usage.duration, output.usage.fuel_consumed);
@@ -1262,12 +1273,15 @@ impl Runtime {
         mut call: ToolCall,
         cancel: Option<&CancellationToken>,
         nesting: Option<Nesting>,
+        redactor: &Redactor,
     ) -> ToolOutput {
         let started = Instant::now();
         // Owned from here on, so the call holds one copy of its arguments.
         let arguments = std::mem::replace(&mut call.arguments, Arguments::Json(String::new()));
-        let refused = |error: CallError| {
+        let refused = |mut error: CallError| {
             tracing::debug!(kind = error.kind(), "call refused");
+            // It may quote the arguments (a value the schema refused) or the name.
+            error.redact(redactor);
             ToolOutput::failure(
                 &call,
                 error,
@@ -1305,8 +1319,12 @@ impl Runtime {
                 Err(error) => return refused(error),
             }
         };
-        let calls = self.calls(entry, &call, &limits, nesting);
-        let execution = self.execute(entry, &limits, &call, &arguments, calls, cancel).await;
+        let calls = self.calls(entry, &call, &limits, nesting, redactor);
+        // The tool runs on exactly the arguments that were validated.
+        let context =
+            CallContext { call_id: call.id.clone(), host_context: Value::Object(call.context.clone()).to_string() };
+        let export = Export::Invoke { pre: &entry.tool.pre, arguments: &arguments, context: &context, redactor };
+        let execution = self.execute(entry, &limits, export, calls, cancel).await;
         let usage = Usage {
             duration: started.elapsed(),
             fuel_consumed: execution.fuel_consumed,
@@ -1314,13 +1332,14 @@ impl Runtime {
             nested_calls: execution.nested_calls,
             nested_fuel: execution.nested_fuel,
         };
-        let (result, diagnostics) = classify(entry, &limits, execution);
-        let (result, diagnostics) = redact(&entry.access.redactor, &limits, result, diagnostics);
+        let (result, diagnostics) = classify(entry, &limits, execution, redactor);
+        let (result, diagnostics) = redact(redactor, &limits, result, diagnostics);
         finish(&call, result, usage, diagnostics)
     }
 
-    /// Refuses a nested call to `tool` the caller may not make: a tool it may not call, too
-    /// deep, or past the call tree's budget of calls.
+    /// Refuses a nested call to `tool` the caller may not make: a tool it may not call, or
+    /// too deep. (It took its share of the call tree's budget where it entered, in
+    /// [`crate::nested`], refused or not.)
     fn may_nest(&self, tool: &str, nesting: &Nesting) -> Result<(), CallError> {
         if !nesting.allowed.iter().any(|allowed| allowed == tool) {
             let allowed = self.loaded(&nesting.allowed);
@@ -1330,7 +1349,7 @@ impl Runtime {
         if nesting.depth > limit {
             return Err(CallError::DepthLimit { limit });
         }
-        nesting.budget.take().map_err(|limit| CallError::CallLimit { limit })
+        Ok(())
     }
 
     /// Those of `tools` that are loaded.
@@ -1355,8 +1374,16 @@ impl Runtime {
     }
 
     /// What the call's guest may call through the `calls` import: the tools its policy
-    /// names, within the budget of calls of the call tree it belongs to.
-    fn calls(&self, entry: &ToolEntry, call: &ToolCall, limits: &Limits, nesting: Option<Nesting>) -> Calls {
+    /// names, within the budget of calls of the call tree it belongs to, redacted with the
+    /// call's `redactor` (its tool's secrets and its callers').
+    fn calls(
+        &self,
+        entry: &ToolEntry,
+        call: &ToolCall,
+        limits: &Limits,
+        nesting: Option<Nesting>,
+        redactor: &Redactor,
+    ) -> Calls {
         if entry.call_tools.is_empty() {
             return Calls::NoneAllowed { tool: call.name.clone(), refused: 0 };
         }
@@ -1374,6 +1401,7 @@ impl Runtime {
             context: call.context.clone(),
             made: 0,
             fuel: 0,
+            redactor: redactor.clone(),
         })
     }
 
@@ -1391,19 +1419,15 @@ impl Runtime {
         limits
     }
 
-    /// Runs the tool on exactly the arguments that were validated.
+    /// Runs `export` of the tool in a sandbox of its grants.
     async fn execute(
         &self,
         entry: &ToolEntry,
         limits: &Limits,
-        call: &ToolCall,
-        arguments: &str,
+        export: Export<'_>,
         calls: Calls,
         cancel: Option<&CancellationToken>,
     ) -> Execution {
-        let context =
-            CallContext { call_id: call.id.clone(), host_context: Value::Object(call.context.clone()).to_string() };
-        let export = Export::Invoke { pre: &entry.tool.pre, arguments, context: &context };
         let shared = &self.inner.shared;
         execute(&shared.engine, limits, &entry.access, &shared.network, calls, export, cancel).await
     }
@@ -1441,14 +1465,25 @@ where
     outputs
 }
 
-/// The error for a call to `name`, which is not among `available`.
+/// The error for a call to `name`, which is not among `available`; it quotes the name cut
+/// as where a call enters (a runtime's calls were cut there already).
 pub(crate) fn unknown_tool(name: &str, available: Vec<String>) -> CallError {
-    let closest = closest(name, available.iter().map(String::as_str), 3).into_iter().map(str::to_owned).collect();
-    CallError::UnknownTool { name: truncated(name, MAX_NAME_BYTES), closest, available }
+    let name = cut_name(name, &Redactor::default());
+    let closest = closest(&name, available.iter().map(String::as_str), 3).into_iter().map(str::to_owned).collect();
+    CallError::UnknownTool { name, closest, available }
 }
 
-/// How much of an unknown tool name the error quotes.
-const MAX_NAME_BYTES: usize = 100;
+/// What a call is redacted with: its tool's secrets (none for a tool not loaded) and, for a
+/// nested call, those of every call above it.
+fn call_redactor(entry: Option<&ToolEntry>, nesting: Option<&Nesting>) -> Redactor {
+    let own = entry.map(|entry| &entry.access.redactor);
+    match (own, nesting) {
+        (Some(own), Some(nesting)) => own.union(&nesting.redactor),
+        (Some(own), None) => own.clone(),
+        (None, Some(nesting)) => nesting.redactor.clone(),
+        (None, None) => Redactor::default(),
+    }
+}
 
 /// The arguments as one JSON value within the size limit, checked against the tool's schema.
 fn parse_and_validate(entry: &ToolEntry, arguments: Arguments, limits: &Limits) -> Result<Value, CallError> {
@@ -1457,12 +1492,18 @@ fn parse_and_validate(entry: &ToolEntry, arguments: Arguments, limits: &Limits) 
     if violations.is_empty() { Ok(arguments) } else { Err(CallError::InvalidArguments { violations }) }
 }
 
-/// Turns how the run ended into the result for the model, or the error that explains it.
-fn classify(entry: &ToolEntry, limits: &Limits, execution: Execution) -> (Result<String, CallError>, Diagnostics) {
+/// Turns how the run ended into the result for the model, or the error that explains it;
+/// the result is checked as redacted with `redactor`.
+fn classify(
+    entry: &ToolEntry,
+    limits: &Limits,
+    execution: Execution,
+    redactor: &Redactor,
+) -> (Result<String, CallError>, Diagnostics) {
     let Execution { outcome, mut diagnostics, http, files_refused, .. } = execution;
     let result = match outcome {
         Ok(Returned::Invoke(Ok(result))) => {
-            check_output(result, entry.tool.output.as_deref(), limits.max_output_bytes, &entry.access.redactor)
+            check_output(result, entry.tool.output.as_deref(), limits.max_output_bytes, redactor)
         }
         Ok(Returned::Invoke(Err(ToolError::InvalidArguments(message)))) => {
             Err(CallError::RejectedArguments { message })

@@ -19,6 +19,7 @@ use crate::http::{HttpGate, RequestSlots, Resolver};
 use crate::limits::Limits;
 use crate::nested::Calls;
 use crate::policy::Access;
+use crate::redact::Redactor;
 
 /// Host resources (open files, streams, pollables, HTTP requests, responses and header
 /// fields) one call may hold at once. A tool that needs more is stopped with
@@ -61,6 +62,7 @@ impl Sandbox {
     pub(crate) fn new(
         limits: &Limits,
         access: &Access,
+        redactor: &Redactor,
         network: &Network,
         calls: Calls,
         deadline: Instant,
@@ -98,7 +100,7 @@ impl Sandbox {
                 limits.max_http_response_bytes,
                 network.resolver.clone(),
                 network.request_slots.clone(),
-                access.redactor.clone(),
+                redactor.clone(),
             ),
             memory: MemoryLimiter::new(limits.memory_bytes),
             stdout,

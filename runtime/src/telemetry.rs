@@ -88,25 +88,49 @@ pub(crate) fn record_load<'a>(definitions: impl ExactSizeIterator<Item = &'a Too
     }
 }
 
-/// The tool (when it exists) and the arguments as the model sent them, with the tool's
-/// secrets replaced.
-pub(crate) fn record_input(span: &Span, tool: Option<(&ToolDefinition, &str, &Redactor)>, arguments: &Arguments) {
+/// The tool (when it exists) and the arguments as the caller sent them, with the secrets of
+/// `redactor` replaced (the tool's, and for a nested call its callers'). Arguments that parse
+/// (up to `parse_bytes` of JSON text) are recorded re-serialized from their redacted value,
+/// so a secret spelled with escapes (`\u0073…`) is caught; otherwise as text, its escapes
+/// decoded before redaction.
+pub(crate) fn record_input(
+    span: &Span,
+    tool: Option<(&ToolDefinition, &str)>,
+    arguments: &Arguments,
+    redactor: &Redactor,
+    parse_bytes: Option<u64>,
+) {
     if span.is_disabled() {
         return;
     }
-    let mut input = match arguments {
-        Arguments::Json(text) => text.clone(),
-        Arguments::Value(value) => value.to_string(),
-    };
-    if let Some((definition, source, redactor)) = tool {
+    if let Some((definition, source)) = tool {
         span.record("tool.description", definition.description.as_str());
         span.record("tool.parameters", definition.parameters.to_string());
         span.record("toolcell.tool.version", definition.version.as_str());
         span.record("toolcell.tool.source", source);
-        redactor.text(&mut input);
     }
-    span.record("input.value", truncated(&input, MAX_VALUE_BYTES));
+    let input = match arguments {
+        Arguments::Json(text) if redactor.is_empty() => truncated(text, MAX_VALUE_BYTES),
+        Arguments::Value(value) if redactor.is_empty() => truncated(&value.to_string(), MAX_VALUE_BYTES),
+        Arguments::Value(value) => redacted_value(value.clone(), redactor),
+        Arguments::Json(text) => {
+            let parsed = parse_bytes
+                .filter(|&limit| text.len() as u64 <= limit)
+                .and_then(|_| serde_json::from_str::<serde_json::Value>(text).ok());
+            match parsed {
+                Some(value) => redacted_value(value, redactor),
+                None => redactor.json_text(text, MAX_VALUE_BYTES),
+            }
+        }
+    };
+    span.record("input.value", input);
     span.record("input.mime_type", "application/json");
+}
+
+/// `value` with secrets replaced, as JSON text cut to [`MAX_VALUE_BYTES`].
+fn redacted_value(mut value: serde_json::Value, redactor: &Redactor) -> String {
+    redactor.json(&mut value);
+    truncated(&value.to_string(), MAX_VALUE_BYTES)
 }
 
 /// The outcome: output (already redacted by the runtime), status, usage, and for a failure

@@ -233,3 +233,60 @@ fn a_tool_that_calls_no_tools_does_not_import_the_interface() {
     assert!(!imports_calls(toolcell_tools::CALCULATOR), "so tools that do not call run on hosts that predate it");
     assert!(!imports_calls(toolcell_tests::ECHO));
 }
+
+#[tokio::test]
+async fn refused_nested_calls_count_toward_the_budget_of_calls() {
+    let limits = LimitOverrides::new().max_nested_calls(3);
+    let grants = Grants::new().call_tool("calculator").limits(limits);
+    let runtime = builder().grant("caller", grants).build().await.expect("runtime builds");
+    // Three calls refused (a tool it may not call), then one it may make: the budget is spent.
+    let calls = [
+        ("files", json!({"operation": "list", "path": "."})),
+        ("echo", json!({"text": "x", "count": 1})),
+        ("no_such_tool", json!({})),
+        ("calculator", json!({"expression": "1"})),
+    ];
+    let output = call_tools(&runtime, "refused-budget", &calls).await;
+    let outcomes = outcomes(&output);
+    let kinds: Vec<&str> = outcomes.iter().map(error_kind).collect();
+    assert_eq!(kinds, ["not_allowed", "not_allowed", "not_allowed", "call_limit"], "{output:#?}");
+    assert_eq!(output.usage.nested_calls, 4, "every call the tool asked for, refused ones included");
+    benign_call_is_correct(&runtime).await;
+}
+
+#[tokio::test]
+async fn huge_tool_names_and_call_ids_are_cut_before_spans_errors_and_nested_ids() {
+    let runtime = runtime().await;
+    let huge_name = "n".repeat(1 << 20);
+    let huge_id = format!("huge-{}", "i".repeat(1 << 20));
+    let max_name = toolcell_runtime::MAX_NAME_CHARS + '…'.len_utf8();
+    let max_id = toolcell_runtime::MAX_CALL_ID_BYTES;
+    let calls = async {
+        // From outside: a tool that does not exist, and a nested call to one (half as long, to
+        // fit the caller's arguments limit) from a call with a huge id.
+        let unknown = runtime.call(ToolCall::new(huge_id.clone(), huge_name.clone(), json!({}))).await;
+        let nested = runtime.call(caller_call(&huge_id, &[(&huge_name[..1 << 19], json!({}))])).await;
+        (unknown, nested)
+    };
+    let ((unknown, nested), spans) = tool_call_spans("huge-", calls).await;
+    assert_eq!(kind(&unknown), "unknown_tool");
+    assert!(unknown.content.len() < 4096, "{}", unknown.content.len());
+    let echoed = (unknown.tool.len(), unknown.call_id.len());
+    assert!(echoed.0 <= max_name && echoed.1 <= max_id, "{echoed:?}");
+    let outcome = &outcomes(&nested)[0];
+    assert_eq!(error_kind(outcome), "not_allowed", "{outcome}");
+    assert!(outcome["error"]["message"].as_str().unwrap().len() < 4096, "{outcome}");
+
+    assert_eq!(spans.len(), 3, "the unknown tool's, the caller's and the nested call's");
+    for span in &spans {
+        for name in ["otel.name", "tool.name"] {
+            assert!(span[name].len() <= max_name, "{name}: {} bytes", span[name].len());
+        }
+        assert!(span["tool_call.id"].len() <= max_id + ".1".len(), "{} bytes", span["tool_call.id"].len());
+        let total: usize = span.values().map(String::len).sum();
+        assert!(total < 64 * 1024, "a span of {total} bytes");
+    }
+    let child = spans.iter().find(|span| span.contains_key("parent.tool_call.id")).expect("the nested call's span");
+    assert!(child["tool_call.id"].ends_with("….1"), "a cut id, extended: {}", child["tool_call.id"]);
+    benign_call_is_correct(&runtime).await;
+}

@@ -16,6 +16,7 @@ mod metrics;
 mod policy_boundary;
 mod pooling;
 mod python;
+mod redaction;
 mod reload;
 mod sdk_guests;
 mod soak;

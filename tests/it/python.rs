@@ -500,3 +500,21 @@ async fn a_nested_tool_gets_its_own_grants_never_the_programs() {
     assert_eq!(value(&output)["value"], json!([true, "tool_failed"]), "{output:#?}");
     assert!(!output.content.contains("python-secret-93ab"));
 }
+
+#[tokio::test]
+async fn a_programs_secret_stays_out_of_the_spans_and_logs_of_the_tools_it_calls() {
+    let runtime = code_mode(&["http_fetch", "calculator"], LimitOverrides::new()).await;
+    // The issue's program: the key goes into a URL for a tool the program calls.
+    let code = "import os\nkey = os.environ['API_TOKEN']\ntry:\n    \
+                tools.http_fetch(url=f'https://example.org/?key={key}')\nexcept ToolCallError as err:\n    \
+                print(err.kind)\ntry:\n    tools.calculator(expression=key)\nexcept ToolCallError as err:\n    \
+                print(err.kind)\nf'key={key}'";
+    let call = ToolCall::new("py-chain", "python", json!({"code": code, "inputs": Value::Null}));
+    let (output, spans, events) = crate::spans::tool_call_spans_and_events("py-chain", runtime.call(call)).await;
+    let run = value(&output);
+    assert_eq!(run["stdout"], "http_denied\nrejected_arguments\n", "{run:#}");
+    assert_eq!(run["value"], "key=[REDACTED]");
+    assert_eq!(spans.len(), 3, "{spans:#?}");
+    let everything = crate::redaction::everything(&spans, &events, &output);
+    assert!(!everything.contains("python-secret-93ab"), "{everything}");
+}

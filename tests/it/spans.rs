@@ -17,11 +17,13 @@ use crate::common::runtime;
 /// A span's fields, each as text.
 pub type Fields = BTreeMap<String, String>;
 
-/// Records every span's fields; a span is kept once it closes.
+/// Records every span's fields; a span is kept once it closes. And every event (log line)
+/// in a `tool_call` span, at every level, with its level and the span's `tool_call.id`.
 #[derive(Clone, Default)]
 struct Recorder {
     open: Arc<Mutex<HashMap<u64, (String, Fields)>>>,
     closed: Arc<Mutex<Vec<(String, Fields)>>>,
+    events: Arc<Mutex<Vec<Fields>>>,
 }
 
 struct Collect<'a>(&'a mut Fields);
@@ -60,6 +62,22 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Recorder {
         }
     }
 
+    fn on_event(&self, event: &tracing::Event<'_>, context: Context<'_, S>) {
+        // Only the events of calls (in a call's span or one inside it, as wasmtime's spans
+        // around host calls): not those of compilation and loading.
+        let call = context.event_scope(event).and_then(|scope| {
+            let open = self.open.lock().unwrap();
+            scope.into_iter().find_map(|span| open.get(&span.id().into_u64())?.1.get("tool_call.id").cloned())
+        });
+        let Some(call) = call else { return };
+        let mut fields = Fields::new();
+        event.record(&mut Collect(&mut fields));
+        fields.insert("level".into(), event.metadata().level().to_string());
+        fields.insert("target".into(), event.metadata().target().to_owned());
+        fields.insert("tool_call.id".into(), call);
+        self.events.lock().unwrap().push(fields);
+    }
+
     fn on_close(&self, id: Id, _: Context<'_, S>) {
         if let Some(span) = self.open.lock().unwrap().remove(&id.into_u64()) {
             self.closed.lock().unwrap().push(span);
@@ -83,6 +101,16 @@ fn recorder() -> &'static Recorder {
 /// Runs `future` and returns its output and the `tool_call` spans of the calls whose id
 /// starts with `id_prefix` (each test uses its own), in the order they closed.
 pub async fn tool_call_spans<F: Future>(id_prefix: &str, future: F) -> (F::Output, Vec<Fields>) {
+    let (output, spans, _) = tool_call_spans_and_events(id_prefix, future).await;
+    (output, spans)
+}
+
+/// [`tool_call_spans`], and the events (log lines, at every level) that happened in those
+/// calls' spans.
+pub async fn tool_call_spans_and_events<F: Future>(
+    id_prefix: &str,
+    future: F,
+) -> (F::Output, Vec<Fields>, Vec<Fields>) {
     let recorder = recorder();
     let output = future.await;
     let closed = recorder.closed.lock().unwrap();
@@ -93,7 +121,13 @@ pub async fn tool_call_spans<F: Future>(id_prefix: &str, future: F) -> (F::Outpu
         })
         .map(|(_, fields)| fields.clone())
         .collect();
-    (output, spans)
+    let events = recorder.events.lock().unwrap();
+    let events = events
+        .iter()
+        .filter(|fields| fields.get("tool_call.id").is_some_and(|id| id.starts_with(id_prefix)))
+        .cloned()
+        .collect();
+    (output, spans, events)
 }
 
 #[tokio::test]

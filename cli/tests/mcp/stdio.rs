@@ -219,3 +219,51 @@ async fn the_server_leaves_its_pipes_as_it_found_them() {
     assert!(!fcntl_getfl(&servers_stdin).unwrap().contains(OFlags::NONBLOCK), "stdin is blocking again");
     assert!(!fcntl_getfl(&servers_stdout).unwrap().contains(OFlags::NONBLOCK), "stdout is blocking again");
 }
+
+/// rmcp logs every request at `debug`, arguments and all, and its responses: with
+/// `TOOLCELL_LOG=debug` no line carries the secret granted to a tool, plain or escaped.
+#[tokio::test]
+async fn debug_logs_carry_no_granted_secret() {
+    let secret = "log-secret-5e8a1f";
+    let dir = ToolsDir::with("debug-log", &[toolcell_tests::ENV_READER]);
+    std::fs::write(
+        dir.path().join("toolcell.toml"),
+        format!("[tools.env_reader.env]\nAPI_TOKEN = {{ secret = \"{secret}\" }}\n"),
+    )
+    .unwrap();
+    // `\u006c` is `l`: the second call's arguments carry the secret, though not its text.
+    let escaped = format!("\\u006c{}", &secret[1..]);
+    let lines = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "file", "version": "0"}}})
+        .to_string(),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "env_reader", "arguments": {"name": secret}}})
+        .to_string(),
+        format!(
+            r#"{{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {{"name": "env_reader", "arguments": {{"name": "{escaped}", "fail": true}}}}}}"#
+        ),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+               "params": {"name": "env_reader", "arguments": {"name": "API_TOKEN"}}})
+        .to_string(),
+    ];
+    let requests = dir.path().join("requests.jsonl");
+    std::fs::write(&requests, lines.join("\n") + "\n").unwrap();
+    let child = serve_command(&["--tools-dir", dir.path().to_str().unwrap()])
+        .env("TOOLCELL_LOG", "debug")
+        .stdin(std::fs::File::open(&requests).unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output()).await.unwrap().unwrap();
+    assert!(output.status.success(), "{}", output.status);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(stdout.lines().count(), 4, "every request answered: {stdout}");
+    assert!(stdout.contains("token=[REDACTED]"), "{stdout}");
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(log.contains("received request"), "the debug log is on: {log}");
+    assert!(log.contains("[REDACTED]"), "{log}");
+    assert!(!log.contains(&secret[1..]), "neither plain nor escaped: {log}");
+}

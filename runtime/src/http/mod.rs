@@ -25,7 +25,6 @@ use self::body::CappedBody;
 use self::connect::Destination;
 use crate::policy::{HostPattern, Scheme};
 use crate::redact::Redactor;
-use toolcell_schema::truncated;
 
 /// Requests one call may have in flight (sent, with a response not yet read or dropped).
 pub(crate) const MAX_REQUESTS_PER_CALL: usize = 16;
@@ -144,8 +143,11 @@ impl HttpGate {
     /// Checks a request's URL: scheme, no user info, host and port on the allow-list.
     fn check_url(&self, request: &http::Request<WasiBody>) -> Result<Target, DeniedRequest> {
         let uri = request.uri();
-        let denied =
-            |reason: String, grant: Option<String>| DeniedRequest { request: describe(request), reason, grant };
+        let denied = |reason: String, grant: Option<String>| DeniedRequest {
+            request: describe(request, &self.redactor),
+            reason,
+            grant,
+        };
         let scheme = match uri.scheme_str() {
             Some("http") => Scheme::Http,
             Some("https") => Scheme::Https,
@@ -203,9 +205,10 @@ fn log_refusal(redactor: &Redactor, uri: &http::Uri) {
     tracing::info!(%origin, port = uri.port_u16(), "HTTP request denied");
 }
 
-/// `GET https://example.com/path`, cut to [`MAX_REQUEST_BYTES`].
-fn describe(request: &http::Request<WasiBody>) -> String {
-    truncated(&format!("{} {}", request.method(), request.uri()), MAX_REQUEST_BYTES)
+/// `GET https://example.com/path`, redacted and cut to [`MAX_REQUEST_BYTES`] (a cut never
+/// leaves the start of a secret).
+fn describe(request: &http::Request<WasiBody>, redactor: &Redactor) -> String {
+    redactor.cut(&format!("{} {}", request.method(), request.uri()), MAX_REQUEST_BYTES)
 }
 
 /// Whether a resolved address may be reached for `target`: public addresses always;
@@ -256,7 +259,10 @@ impl WasiHttpHooks for HttpGate {
         let slot = match self.take_slot() {
             Ok(slot) => Arc::new(slot),
             Err(reason) => {
-                self.refuse(DeniedRequest { request: describe(&request), reason, grant: None }, request.uri());
+                self.refuse(
+                    DeniedRequest { request: describe(&request, &self.redactor), reason, grant: None },
+                    request.uri(),
+                );
                 return Box::new(async { Err(Error::ConnectionLimitReached) });
             }
         };
@@ -323,7 +329,7 @@ impl AddressCheck {
             format!("`{}` resolves to {ip}, {class}, which a host name on the allow-list may not reach", target.host);
         let grant = grant_for(&ip.to_string(), target.port, target.scheme);
         log_refusal(&self.redactor, request.uri());
-        self.events.deny(DeniedRequest { request: describe(request), reason, grant: Some(grant) });
+        self.events.deny(DeniedRequest { request: describe(request, &self.redactor), reason, grant: Some(grant) });
         Err(Error::DestinationIpProhibited)
     }
 }

@@ -232,7 +232,7 @@ impl Access {
             }
             env.push((grant.name.clone(), value));
         }
-        Ok(Self { allow_hosts: grants.allow_hosts.clone().into(), dirs, env, redactor: Redactor::new(secrets) })
+        Ok(Self { allow_hosts: grants.allow_hosts.clone().into(), dirs, env, redactor: Redactor::granted(secrets) })
     }
 
     /// Keeps the open directories of `previous` (the tool's grants in the version before a
