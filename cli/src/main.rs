@@ -206,7 +206,7 @@ struct ServeArgs {
     max_queued_calls: Option<u32>,
     /// How many bytes of arguments the waiting calls may hold together; a call past them
     /// fails at once as `overloaded` (retryable) [default: 64 MiB].
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "SIZE", value_parser = parse::size)]
     max_queued_bytes: Option<u64>,
     /// HTTP connections open at once; past it a new one gets 503 and is closed. At most half
     /// the open-files limit, which serve raises to its hard limit at start.
