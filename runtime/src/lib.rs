@@ -27,49 +27,38 @@
 
 #![deny(unsafe_code)]
 
-mod admission;
-mod arguments;
 mod bindings;
-mod cache;
+mod builder;
 mod call;
-mod engine;
-mod error;
-mod execute;
-mod files;
 mod formats;
-mod http;
-mod limits;
-mod link;
 mod load;
-mod metrics;
-mod nested;
-mod output;
+mod observe;
 mod policy;
 mod redact;
 mod runtime;
 mod sandbox;
-mod telemetry;
+mod tool;
 mod toolset;
 
-pub use admission::{
-    CallsInFlight, DEFAULT_MAX_QUEUED_BYTES, QUEUED_CALLS_PER_SLOT, default_max_concurrent_calls,
-    default_max_queued_calls,
+pub use builder::{DEFAULT_MAX_CALL_DEPTH, RuntimeBuilder};
+pub use call::admission::{
+    DEFAULT_MAX_QUEUED_BYTES, QUEUED_CALLS_PER_SLOT, default_max_concurrent_calls, default_max_queued_calls,
 };
-pub use call::{Arguments, Diagnostics, MAX_CALL_ID_BYTES, ToolCall, ToolOutput, Usage};
-pub use error::{CallError, CrashReason, Violation};
 pub use formats::{Format, FormatError, MessageError, repair, result_messages, tool_calls};
-pub use limits::{LimitOverrides, Limits};
-pub use load::{
-    LoadDiagnostic, LoadEvent, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, MAX_TITLE_CHARS, ToolAnnotations, ToolDefinition,
-};
-pub use metrics::{Histogram, METER_NAME, Metrics, ToolMetrics};
+pub use load::RuntimeError;
+pub use load::{LoadDiagnostic, LoadEvent};
+pub use observe::metrics::{CallsInFlight, Histogram, METER_NAME, Metrics, ToolMetrics};
 pub use policy::{
     DirGrant, EnvGrant, EnvValue, Grants, HostPattern, MIN_SECRET_CHARS, POLICY_FILE, Policy, PolicyError, REDACTED,
     RESERVED_HOST_VARIABLES, RequestedCapabilities, RequestedDirectory,
 };
 pub use redact::RedactingWriter;
-pub use runtime::{DEFAULT_MAX_CALL_DEPTH, Runtime, RuntimeBuilder, RuntimeError};
-pub use telemetry::{TraceParent, TraceParentError};
+pub use runtime::Runtime;
 /// Cancels a call started with [`Runtime::call_cancellable`] (re-exported from `tokio-util`).
 pub use tokio_util::sync::CancellationToken;
+pub use tool::definition::{MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, MAX_TITLE_CHARS, ToolAnnotations, ToolDefinition};
+pub use tool::error::{CallError, CrashReason, Violation};
+pub use tool::io::{Arguments, Diagnostics, MAX_CALL_ID_BYTES, ToolCall, ToolOutput, Usage};
+pub use tool::limits::{LimitOverrides, Limits};
+pub use tool::trace::{TraceParent, TraceParentError};
 pub use toolset::{BoxFuture, Interceptor, Retry, ToolSet, ToolSetBuilder, ToolSetError, Verdict};

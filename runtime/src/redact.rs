@@ -18,7 +18,8 @@ use std::sync::{Arc, LazyLock, PoisonError, RwLock};
 use serde_json::Value;
 use toolcell_schema::truncated;
 
-use crate::policy::REDACTED;
+/// What a secret is replaced with wherever the host reports text.
+pub const REDACTED: &str = "[REDACTED]";
 
 /// Replaces known secret values with [`REDACTED`].
 #[derive(Clone, Default)]

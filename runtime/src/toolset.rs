@@ -9,12 +9,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
-use crate::call::{Diagnostics, ToolCall, ToolOutput, Usage};
-use crate::error::CallError;
+use crate::call::{call_concurrently, unknown_tool};
 use crate::formats::{Format, MessageError, result_messages, tool_calls};
-use crate::limits::LimitOverrides;
-use crate::load::ToolDefinition;
-use crate::runtime::{Runtime, call_concurrently, unknown_tool};
+use crate::runtime::Runtime;
+use crate::tool::definition::ToolDefinition;
+use crate::tool::error::CallError;
+use crate::tool::io::{Diagnostics, ToolCall, ToolOutput, Usage};
+use crate::tool::limits::LimitOverrides;
 
 /// A boxed future, as [`Interceptor`]s return them.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

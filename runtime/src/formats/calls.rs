@@ -4,8 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Format, repair};
-use crate::call::{Arguments, ToolCall, ToolOutput};
-use crate::runtime::Runtime;
+use crate::tool::io::{Arguments, ToolCall, ToolOutput};
 
 /// A message that does not hold tool calls in the shape its format says.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -59,7 +58,7 @@ fn shape(format: Format) -> Option<Shape> {
 pub fn tool_calls<'a>(
     format: Format,
     message: &Value,
-    definitions: impl Fn(&str) -> Option<&'a crate::load::ToolDefinition>,
+    definitions: impl Fn(&str) -> Option<&'a crate::tool::definition::ToolDefinition>,
 ) -> Result<Vec<ToolCall>, MessageError> {
     let fail = |reason: String| MessageError { format, reason };
     let shape =
@@ -123,20 +122,6 @@ pub fn result_messages(format: Format, outputs: &[ToolOutput]) -> Vec<Value> {
             let parts: Vec<Value> = outputs.iter().map(gemini_response).collect();
             vec![json!({"role": "user", "parts": parts})]
         }
-    }
-}
-
-impl Runtime {
-    /// Runs every tool call in a model's `message` (in `format`'s shape, see [`tool_calls`])
-    /// at once, and returns the message(s) that answer them, in order (see
-    /// [`result_messages`]): append them to the conversation and ask the model again.
-    ///
-    /// # Errors
-    /// When `message` is not in the format's shape. Every failure of a call is in its result.
-    pub async fn respond(&self, format: Format, message: &Value) -> Result<Vec<Value>, MessageError> {
-        let calls = tool_calls(format, message, |name| self.definition(name))?;
-        let outputs = self.call_all(calls).await;
-        Ok(result_messages(format, &outputs))
     }
 }
 

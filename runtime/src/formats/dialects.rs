@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::schema::{Dialect, Refs, SizeLimits};
 use super::{Format, FormatError};
-use crate::load::ToolDefinition;
+use crate::tool::definition::ToolDefinition;
 
 /// OpenAI Structured Outputs ("strict": true), for Chat Completions and Responses.
 pub(crate) static OPENAI_STRICT: Dialect = Dialect {

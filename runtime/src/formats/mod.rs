@@ -21,7 +21,7 @@ use serde_json::{Map, Value, json};
 pub use calls::{MessageError, result_messages, tool_calls};
 pub use repair::repair;
 
-use crate::load::ToolDefinition;
+use crate::tool::definition::ToolDefinition;
 
 /// A provider's tool format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,7 +1,7 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::load::ToolAnnotations;
+use crate::tool::definition::ToolAnnotations;
 
 fn definition(parameters: Value) -> ToolDefinition {
     ToolDefinition {
@@ -270,8 +270,8 @@ fn calls(format: Format, message: Value) -> Vec<(String, String, Arguments)> {
         .collect()
 }
 
-use crate::call::{Arguments, Diagnostics, ToolOutput, Usage};
-use crate::error::CallError;
+use crate::tool::error::CallError;
+use crate::tool::io::{Arguments, Diagnostics, ToolOutput, Usage};
 
 #[test]
 fn openai_chat_tool_calls_keep_their_json_text_unless_strict_needs_repair() {
@@ -331,13 +331,13 @@ fn a_message_in_the_wrong_shape_says_what_is_missing() {
 #[test]
 fn result_messages_answer_each_call_in_the_providers_shape() {
     let ok = ToolOutput::success(
-        &crate::call::ToolCall::new("call_1", "probe", json!({})),
+        &crate::tool::io::ToolCall::new("call_1", "probe", json!({})),
         "{\"v\":1}".into(),
         Usage::default(),
         Diagnostics::default(),
     );
     let failed = ToolOutput::failure(
-        &crate::call::ToolCall::new("toolu_2", "probe", json!({})),
+        &crate::tool::io::ToolCall::new("toolu_2", "probe", json!({})),
         CallError::Internal { message: "broke".into() },
         Usage::default(),
         Diagnostics::default(),

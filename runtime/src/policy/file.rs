@@ -3,12 +3,11 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Duration;
 
 use super::access::{check_dir, check_grantable};
 use super::{DirGrant, EnvGrant, Grants, HostPattern, Policy, PolicyError, check_env_name};
-use crate::limits::LimitOverrides;
-use crate::load::is_tool_name;
+use crate::tool::definition::is_tool_name;
+use crate::tool::limits::LimitOverrides;
 
 impl Policy {
     /// Reads a policy file. Relative directory paths in it are relative to the file's folder.
@@ -213,33 +212,26 @@ fn parse_limits(table: &toml::Table, at: &str, problems: &mut Vec<String>) -> Li
             problems.push(format!("{at} {key} must be a positive integer"));
             continue;
         };
-        let slot = match key.as_str() {
-            "fuel" => &mut limits.fuel,
-            "memory_bytes" => &mut limits.memory_bytes,
-            "max_argument_bytes" => &mut limits.max_argument_bytes,
-            "max_output_bytes" => &mut limits.max_output_bytes,
-            "max_stdio_bytes" => &mut limits.max_stdio_bytes,
-            "max_http_response_bytes" => &mut limits.max_http_response_bytes,
-            "max_nested_calls" => &mut limits.max_nested_calls,
-            "timeout_ms" => {
-                limits.timeout = Some(Duration::from_millis(number));
-                continue;
-            }
-            _ => {
-                problems.push(format!(
-                    "{at} has an unknown key `{key}`; expected fuel, timeout_ms, memory_bytes, max_argument_bytes, \
-                     max_output_bytes, max_stdio_bytes, max_http_response_bytes or max_nested_calls"
-                ));
-                continue;
-            }
-        };
-        *slot = Some(number);
+        if !limits.set_by_key(key, number) {
+            problems.push(format!("{at} has an unknown key `{key}`; expected {}", keys_in_words(LimitOverrides::KEYS)));
+        }
     }
     limits
 }
 
+/// `a, b or c`.
+fn keys_in_words(keys: &[&str]) -> String {
+    match keys.split_last() {
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     #[test]
@@ -305,5 +297,14 @@ mod tests {
             assert!(problems.iter().any(|p| p.contains(expected)), "missing {expected:?} in {problems:#?}");
         }
         assert!(Policy::parse("[tools", &dir).expect_err("syntax")[0].contains("line 1"));
+    }
+
+    #[test]
+    fn the_limits_keys_are_listed_in_words_in_their_order() {
+        assert_eq!(
+            keys_in_words(LimitOverrides::KEYS),
+            "fuel, timeout_ms, memory_bytes, max_argument_bytes, max_output_bytes, max_stdio_bytes, \
+             max_http_response_bytes or max_nested_calls"
+        );
     }
 }

@@ -67,7 +67,7 @@ impl HostPattern {
     /// Whether this entry names `ip` itself (not through a name) for `scheme` and `port`: what
     /// a request needs to reach a loopback, private or link-local address.
     pub(crate) fn names_address(&self, scheme: Scheme, ip: IpAddr, port: u16) -> bool {
-        matches!(self.host, HostMatch::Ip(named) if crate::http::canonical_address(named) == ip)
+        matches!(self.host, HostMatch::Ip(named) if canonical_address(named) == ip)
             && self.scheme.is_none_or(|wanted| wanted == scheme)
             && self.port.unwrap_or(scheme.default_port()) == port
     }
@@ -183,6 +183,14 @@ fn check_domain(domain: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The address itself, or the IPv4 address an IPv6 spelling stands for.
+pub(crate) fn canonical_address(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        IpAddr::V4(_) => ip,
+    }
 }
 
 #[cfg(test)]

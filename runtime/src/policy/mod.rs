@@ -22,8 +22,9 @@ use serde::{Deserialize, Serialize};
 pub(crate) use self::access::{Access, GrantedDir, OpenDir, Protected, ProtectedKind, exposes, overlapping_grants};
 pub use self::access::{MIN_SECRET_CHARS, RESERVED_HOST_VARIABLES};
 pub use self::hosts::HostPattern;
-pub(crate) use self::hosts::Scheme;
-use crate::limits::LimitOverrides;
+pub(crate) use self::hosts::{Scheme, canonical_address};
+pub use crate::redact::REDACTED;
+use crate::tool::limits::LimitOverrides;
 
 /// The name of the policy file a tools folder may hold.
 pub const POLICY_FILE: &str = "toolcell.toml";
@@ -188,9 +189,6 @@ impl EnvValue {
 fn serialize_redacted<S: serde::Serializer>(_: &str, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(REDACTED)
 }
-
-/// What a secret is replaced with wherever the host reports text.
-pub const REDACTED: &str = "[REDACTED]";
 
 impl fmt::Debug for EnvValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

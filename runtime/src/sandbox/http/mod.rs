@@ -20,7 +20,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use wasmtime_wasi_http::{Error, RequestOptions, WasiBody, WasiHttpHooks};
 
-pub(crate) use self::address::canonical as canonical_address;
 use self::body::CappedBody;
 use self::connect::Destination;
 use crate::policy::{HostPattern, Scheme};

@@ -15,13 +15,18 @@ use std::sync::Arc;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use wasmtime::StoreContextMut;
 use wasmtime::component::{Linker, Resource, ResourceTable};
+use wasmtime_wasi::WasiView;
 use wasmtime_wasi::filesystem::WasiFilesystemView as _;
 use wasmtime_wasi::p2::bindings::filesystem::types::{
     Descriptor, DescriptorFlags, ErrorCode, Filesize, Host, HostDescriptor, OpenFlags, PathFlags,
 };
 use wasmtime_wasi::p2::{DynInputStream, DynOutputStream, FsError};
 
-use crate::sandbox::Sandbox;
+/// What the wrappers need of a store's data, besides its WASI context.
+pub(crate) trait FilesView: WasiView + Send + 'static {
+    /// The files the call holds open, and the resource table they are recounted from.
+    fn open_files(&mut self) -> (&mut OpenFiles, &ResourceTable);
+}
 
 /// Files and directories one call may hold open at once (streams through them included).
 pub(crate) const MAX_OPEN_FILES_PER_CALL: usize = 64;
@@ -122,7 +127,7 @@ impl OpenFiles {
 
 /// Links the counting wrappers over wasmtime-wasi's `open-at` and `*-via-stream`, in place of
 /// its own (`linker` must already have `wasi:filesystem`).
-pub(crate) fn add_to_linker(linker: &mut Linker<Sandbox>) -> wasmtime::Result<()> {
+pub(crate) fn add_to_linker<T: FilesView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
     linker.allow_shadowing(true);
     let mut types = linker.instance(INTERFACE)?;
     types.func_wrap_async("[method]descriptor.open-at", |store, params: OpenAt| {
@@ -134,7 +139,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<Sandbox>) -> wasmtime::Result<()
             let rep = fd.rep();
             let stream = HostDescriptor::read_via_stream(&mut store.data_mut().filesystem(), fd, offset);
             let stream = error_code(&mut store, stream)?;
-            if let (Ok(stream), Some(held)) = (&stream, store.data_mut().files.held_through(rep)) {
+            if let (Ok(stream), Some(held)) = (&stream, store.data_mut().open_files().0.held_through(rep)) {
                 held.inputs.push(stream.rep());
             }
             Ok((stream,))
@@ -160,12 +165,13 @@ pub(crate) fn add_to_linker(linker: &mut Linker<Sandbox>) -> wasmtime::Result<()
 type OpenAt = (Resource<Descriptor>, PathFlags, String, OpenFlags, DescriptorFlags);
 
 /// `open-at`, if the call and the runtime have room for one more open file.
-async fn open_at(
-    mut store: StoreContextMut<'_, Sandbox>,
+async fn open_at<T: FilesView>(
+    mut store: StoreContextMut<'_, T>,
     (fd, path_flags, path, oflags, flags): OpenAt,
 ) -> wasmtime::Result<Result<Resource<Descriptor>, ErrorCode>> {
     let sandbox = store.data_mut();
-    let slot = match sandbox.files.reserve(&sandbox.table) {
+    let (files, table) = sandbox.open_files();
+    let slot = match files.reserve(table) {
         Ok(slot) => slot,
         // The closest code WASI has for "too many open files"; the tool sees an error.
         Err(_) => return Ok(Err(ErrorCode::Quota)),
@@ -173,18 +179,18 @@ async fn open_at(
     let opened = HostDescriptor::open_at(&mut sandbox.filesystem(), fd, path_flags, path, oflags, flags).await;
     let opened = error_code(&mut store, opened)?;
     if let Ok(descriptor) = &opened {
-        store.data_mut().files.opened(descriptor.rep(), slot);
+        store.data_mut().open_files().0.opened(descriptor.rep(), slot);
     }
     Ok(opened)
 }
 
-fn output_stream(
-    store: &mut StoreContextMut<'_, Sandbox>,
+fn output_stream<T: FilesView>(
+    store: &mut StoreContextMut<'_, T>,
     descriptor: u32,
     stream: Result<Resource<DynOutputStream>, FsError>,
 ) -> wasmtime::Result<(Result<Resource<DynOutputStream>, ErrorCode>,)> {
     let stream = error_code(store, stream)?;
-    if let (Ok(stream), Some(held)) = (&stream, store.data_mut().files.held_through(descriptor)) {
+    if let (Ok(stream), Some(held)) = (&stream, store.data_mut().open_files().0.held_through(descriptor)) {
         held.outputs.push(stream.rep());
     }
     Ok((stream,))
@@ -192,10 +198,10 @@ fn output_stream(
 
 /// A filesystem result as the guest gets it: an error code, or a trap for a host error, as
 /// wasmtime-wasi's own bindings convert it.
-fn error_code<T>(
-    store: &mut StoreContextMut<'_, Sandbox>,
-    result: Result<T, FsError>,
-) -> wasmtime::Result<Result<T, ErrorCode>> {
+fn error_code<T: FilesView, V>(
+    store: &mut StoreContextMut<'_, T>,
+    result: Result<V, FsError>,
+) -> wasmtime::Result<Result<V, ErrorCode>> {
     match result {
         Ok(value) => Ok(Ok(value)),
         Err(error) => Ok(Err(Host::convert_error_code(&mut store.data_mut().filesystem(), error)?)),

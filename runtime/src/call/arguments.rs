@@ -4,8 +4,10 @@ use std::io;
 
 use serde_json::Value;
 
-use crate::call::Arguments;
-use crate::error::CallError;
+use crate::tool::error::CallError;
+use crate::tool::io::Arguments;
+use crate::tool::limits::Limits;
+use toolcell_schema::CompiledSchema;
 
 /// Parses the arguments, enforcing the size limit before anything else is done with them.
 ///
@@ -88,6 +90,17 @@ fn serialized_len(value: &Value) -> u64 {
     // Writing a Value to an infallible writer cannot fail.
     let _ = serde_json::to_writer(&mut counter, value);
     counter.0
+}
+
+/// The arguments as one JSON value within the size limit, checked against the tool's schema.
+pub(crate) fn parse_and_validate(
+    arguments: Arguments,
+    parameters: &CompiledSchema,
+    limits: &Limits,
+) -> Result<Value, CallError> {
+    let arguments = parse(arguments, limits.max_argument_bytes)?;
+    let violations = parameters.violations(&arguments);
+    if violations.is_empty() { Ok(arguments) } else { Err(CallError::InvalidArguments { violations }) }
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! call whose tool has no `call_tools` grant carries no [`Caller`], so `callable` lists
 //! nothing and `call` is refused, at no cost to calls that never use it. Otherwise a nested call is an ordinary call of the
 //! runtime (validation, the callee's limits and grants, a fresh instance, its own span and
-//! metrics) with these differences, all here or in `Runtime::run`: every call takes one of
+//! metrics) with these differences, all here or in `crate::call`: every call takes one of
 //! the call tree's budget of calls first, whatever becomes of it, and is refused without a
 //! span once none is left; it is refused unless the caller may call the callee and calls do
 //! not nest too deep; it gets no more time than the caller has left and no more fuel, and
@@ -13,6 +13,7 @@
 //! waits for it); and it is redacted with its callers' secrets as well as its tool's (a
 //! caller's secret passed to a tool it calls is as secret there).
 
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -21,17 +22,33 @@ use serde_json::{Map, Value};
 use wasmtime::StoreContextMut;
 use wasmtime::component::{ComponentType, Linker, Lower};
 
-use crate::call::{ToolCall, ToolOutput, cut_name};
-use crate::limits::LimitOverrides;
 use crate::redact::Redactor;
-use crate::runtime::Runtime;
-use crate::sandbox::Sandbox;
+use crate::tool::definition::ToolDefinition;
+use crate::tool::io::{ToolCall, ToolOutput, cut_name};
+use crate::tool::limits::LimitOverrides;
 
 /// The import's name, as components built against `wit/tool.wit` ask for it.
 const INTERFACE: &str = "toolcell:tool/calls@0.1.3";
 
+/// What nested calls need of the runtime: the same version of the tools as the calling call's,
+/// so nested calls see the tools their caller saw.
+pub(crate) trait Callee: Send + Sync {
+    /// A tool's definition.
+    fn definition(&self, name: &str) -> Option<&ToolDefinition>;
+    /// Runs a nested call, in a span that is a child of the caller's.
+    fn call_nested(&self, call: ToolCall, nesting: Nesting) -> Pin<Box<dyn Future<Output = ToolOutput> + Send + '_>>;
+}
+
+/// What the `calls` import needs of a store's data.
+pub(crate) trait CallsView: Send + 'static {
+    /// What the running guest may call.
+    fn nested_calls(&mut self) -> &mut NestedCalls;
+    /// When the running call must end.
+    fn deadline(&self) -> Instant;
+}
+
 /// What a running guest may do through the `calls` import: in its store's data.
-pub(crate) enum Calls {
+pub(crate) enum NestedCalls {
     /// Not a call (the tool is being loaded): nothing may be called.
     Loading,
     /// A call of a tool whose policy lets it call no tool; `refused` counts its attempts.
@@ -43,7 +60,7 @@ pub(crate) enum Calls {
 /// A call of a tool that may call others.
 pub(crate) struct Caller {
     /// The version of the runtime the call runs on: nested calls see the same tools.
-    pub(crate) runtime: Runtime,
+    pub(crate) callee: Arc<dyn Callee>,
     /// The calling tool.
     pub(crate) tool: String,
     /// The tools it may call (its `call_tools` grant).
@@ -116,9 +133,11 @@ struct CallError {
 }
 
 /// Defines the `calls` import in `linker`.
-pub(crate) fn add_to_linker(linker: &mut Linker<Sandbox>) -> wasmtime::Result<()> {
+pub(crate) fn add_to_linker<T: CallsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
     let mut calls = linker.instance(INTERFACE)?;
-    calls.func_wrap("callable", |store: StoreContextMut<'_, Sandbox>, (): ()| Ok((callable(store.data()),)))?;
+    calls.func_wrap("callable", |mut store: StoreContextMut<'_, T>, (): ()| {
+        Ok((callable(store.data_mut().nested_calls()),))
+    })?;
     calls.func_wrap_async("call", |store, (name, arguments): (String, String)| {
         Box::new(async move { Ok((call(store, name, arguments).await,)) })
     })?;
@@ -126,12 +145,12 @@ pub(crate) fn add_to_linker(linker: &mut Linker<Sandbox>) -> wasmtime::Result<()
 }
 
 /// The tools the running call may call that are loaded.
-fn callable(sandbox: &Sandbox) -> Vec<CallableTool> {
-    let Calls::Allowed(caller) = &sandbox.calls else { return Vec::new() };
+fn callable(calls: &NestedCalls) -> Vec<CallableTool> {
+    let NestedCalls::Allowed(caller) = calls else { return Vec::new() };
     caller
         .allowed
         .iter()
-        .filter_map(|name| caller.runtime.definition(name))
+        .filter_map(|name| caller.callee.definition(name))
         .map(|definition| CallableTool {
             name: definition.name.clone(),
             description: definition.description.clone(),
@@ -141,29 +160,34 @@ fn callable(sandbox: &Sandbox) -> Vec<CallableTool> {
 }
 
 /// Runs one nested call for the guest in `store`, charging the fuel it used to the caller.
-async fn call(mut store: StoreContextMut<'_, Sandbox>, name: String, arguments: String) -> Result<String, CallError> {
+async fn call<T: CallsView>(
+    mut store: StoreContextMut<'_, T>,
+    name: String,
+    arguments: String,
+) -> Result<String, CallError> {
     let fuel_left = store.get_fuel().unwrap_or(0);
-    let sandbox = store.data_mut();
-    let time_left = sandbox.deadline.saturating_duration_since(Instant::now());
-    let caller = match &mut sandbox.calls {
-        Calls::Allowed(caller) => caller,
-        Calls::NoneAllowed { tool, refused: attempts } => {
+    let data = store.data_mut();
+    let time_left = data.deadline().saturating_duration_since(Instant::now());
+    let caller = match data.nested_calls() {
+        NestedCalls::Allowed(caller) => caller,
+        NestedCalls::NoneAllowed { tool, refused: attempts } => {
             *attempts += 1;
             let name = cut_name(&name, &Redactor::default());
-            let error = crate::CallError::NotAllowed { caller: tool.clone(), tool: name, allowed: Vec::new() };
+            let error =
+                crate::tool::error::CallError::NotAllowed { caller: tool.clone(), tool: name, allowed: Vec::new() };
             return Err(refused(&error));
         }
-        Calls::Loading => {
+        NestedCalls::Loading => {
             let message = "a tool cannot call other tools while it is being loaded (in metadata, capabilities or \
                            annotations)";
-            return Err(refused(&crate::CallError::Internal { message: message.into() }));
+            return Err(refused(&crate::tool::error::CallError::Internal { message: message.into() }));
         }
     };
     caller.made += 1;
     // First, whatever becomes of the call: a refused call spends the budget too, and past it
     // calls are refused here, before they cost a span.
     if let Err(limit) = caller.budget.take() {
-        return Err(refused(&crate::CallError::CallLimit { limit }));
+        return Err(refused(&crate::tool::error::CallError::CallLimit { limit }));
     }
     let id = format!("{}.{}", caller.call_id, caller.made);
     // No more time than the caller has left, nor more fuel: a nested call spends the
@@ -177,11 +201,11 @@ async fn call(mut store: StoreContextMut<'_, Sandbox>, name: String, arguments: 
         budget: caller.budget.clone(),
         redactor: caller.redactor.clone(),
     };
-    let runtime = caller.runtime.clone();
-    let output = runtime.call_nested(call, nesting).await;
+    let callee = caller.callee.clone();
+    let output = callee.call_nested(call, nesting).await;
 
     let spent = output.usage.fuel_consumed;
-    if let Calls::Allowed(caller) = &mut store.data_mut().calls {
+    if let NestedCalls::Allowed(caller) = store.data_mut().nested_calls() {
         caller.fuel = caller.fuel.saturating_add(spent);
     }
     // Fuel runs out for the caller where it would have run out for one guest doing both.
@@ -189,7 +213,7 @@ async fn call(mut store: StoreContextMut<'_, Sandbox>, name: String, arguments: 
     outcome(output)
 }
 
-fn refused(error: &crate::CallError) -> CallError {
+fn refused(error: &crate::tool::error::CallError) -> CallError {
     CallError { kind: error.kind().to_owned(), message: error.to_string(), retryable: error.retryable() }
 }
 

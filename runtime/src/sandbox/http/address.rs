@@ -5,6 +5,8 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
+pub(crate) use crate::policy::canonical_address as canonical;
+
 /// Why an address is not public, in words for a denial message; `None` when it is public.
 pub(crate) fn special_purpose(ip: IpAddr) -> Option<&'static str> {
     match ip {
@@ -13,14 +15,6 @@ pub(crate) fn special_purpose(ip: IpAddr) -> Option<&'static str> {
             Some(v4) => special_v4(v4),
             None => special_v6(ip),
         },
-    }
-}
-
-/// The address itself, or the IPv4 address an IPv6 spelling stands for.
-pub(crate) fn canonical(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
-        IpAddr::V4(_) => ip,
     }
 }
 

@@ -2,6 +2,18 @@
 //! [`Access`] (nothing by default), HTTP behind the allow-list gate, bounded host resources,
 //! a memory limiter that remembers what it refused, and bounded captures of stdout and
 //! stderr.
+//!
+//! Here too: the engine every instance runs in ([`engine`]), what a tool's imports are
+//! linked to ([`link`]), and the host side of those imports the host wraps or provides:
+//! open files ([`files`]), outbound HTTP ([`http`]) and calls to other tools ([`nested`]).
+//! [`execute`] runs one export of a tool in a fresh instance under its limits.
+
+pub(crate) mod engine;
+pub(crate) mod execute;
+pub(crate) mod files;
+pub(crate) mod http;
+pub(crate) mod link;
+pub(crate) mod nested;
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
@@ -14,12 +26,13 @@ use wasmtime_wasi::p2::{OutputStream, Pollable, StreamError};
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
-use crate::files::{FileSlots, OpenFiles};
-use crate::http::{HttpGate, RequestSlots, Resolver};
-use crate::limits::Limits;
-use crate::nested::Calls;
+use self::engine::TABLE_ELEMENT_BYTES;
+use self::files::{FileSlots, FilesView, OpenFiles};
+use self::http::{HttpGate, RequestSlots, Resolver};
+use self::nested::{CallsView, NestedCalls};
 use crate::policy::Access;
 use crate::redact::Redactor;
+use crate::tool::limits::Limits;
 
 /// Host resources (open files, streams, pollables, HTTP requests, responses and header
 /// fields) one call may hold at once. A tool that needs more is stopped with
@@ -53,7 +66,7 @@ pub(crate) struct Sandbox {
     /// When the epoch callback stops the guest.
     pub(crate) deadline: Instant,
     /// What the guest may call through the `calls` import.
-    pub(crate) calls: Calls,
+    pub(crate) calls: NestedCalls,
 }
 
 impl Sandbox {
@@ -64,7 +77,7 @@ impl Sandbox {
         access: &Access,
         redactor: &Redactor,
         network: &Network,
-        calls: Calls,
+        calls: NestedCalls,
         deadline: Instant,
     ) -> Result<Self, String> {
         let stdout = CapturedOutput::new(limits.max_stdio_bytes);
@@ -108,6 +121,22 @@ impl Sandbox {
             deadline,
             calls,
         })
+    }
+}
+
+impl FilesView for Sandbox {
+    fn open_files(&mut self) -> (&mut OpenFiles, &ResourceTable) {
+        (&mut self.files, &self.table)
+    }
+}
+
+impl CallsView for Sandbox {
+    fn nested_calls(&mut self) -> &mut NestedCalls {
+        &mut self.calls
+    }
+
+    fn deadline(&self) -> Instant {
+        self.deadline
     }
 }
 
@@ -160,9 +189,6 @@ impl MemoryLimiter {
         true
     }
 }
-
-/// Table elements are pointer-sized in wasmtime.
-pub(crate) const TABLE_ELEMENT_BYTES: u64 = size_of::<usize>() as u64;
 
 impl ResourceLimiter for MemoryLimiter {
     fn memory_growing(&mut self, current: usize, desired: usize, maximum: Option<usize>) -> wasmtime::Result<bool> {

@@ -13,17 +13,17 @@ use wasmtime_wasi_http::FieldMapError;
 use crate::bindings::annotations::{AnnotationsExportPre, ToolAnnotations};
 use crate::bindings::capabilities::{CapabilityRequest, CapabilityRequestsPre};
 use crate::bindings::{CallContext, ToolCorePre, ToolError, ToolMetadata};
-use crate::call::Diagnostics;
-use crate::engine::BACKTRACE_FRAMES;
-use crate::error::{CallError, CrashReason};
-use crate::files::Bound;
-use crate::http::HttpEvents;
-use crate::limits::Limits;
-use crate::link::HttpNotGranted;
-use crate::nested::Calls;
 use crate::policy::Access;
 use crate::redact::Redactor;
+use crate::sandbox::engine::BACKTRACE_FRAMES;
+use crate::sandbox::files::Bound;
+use crate::sandbox::http::HttpEvents;
+use crate::sandbox::link::HttpNotGranted;
+use crate::sandbox::nested::NestedCalls;
 use crate::sandbox::{MAX_HEADER_FIELDS_BYTES, MAX_RESOURCE_HANDLES, Network, Sandbox};
+use crate::tool::error::{CallError, CrashReason};
+use crate::tool::io::Diagnostics;
+use crate::tool::limits::Limits;
 
 /// Which export to call, of which prepared component.
 pub(crate) enum Export<'a> {
@@ -86,7 +86,7 @@ pub(crate) async fn execute(
     limits: &Limits,
     access: &Access,
     network: &Network,
-    calls: Calls,
+    calls: NestedCalls,
     export: Export<'_>,
     cancel: Option<&CancellationToken>,
 ) -> Execution {
@@ -144,7 +144,7 @@ pub(crate) async fn execute(
                 // the first trapping call in a process for 150-270 ms.
                 None => format!("{:#}", failure.error),
             });
-            Err(classify(&failure, sandbox, &diagnostics.stderr, limits))
+            Err(call_error(&failure, sandbox, &diagnostics.stderr, limits))
         }
         Err(Stopped::Timeout) => {
             diagnostics.detail = Some("stopped by the wall-clock timeout while waiting in a host call".into());
@@ -157,9 +157,9 @@ pub(crate) async fn execute(
     };
     let peak_memory_bytes = sandbox.memory.peak;
     let (nested_calls, nested_fuel) = match &sandbox.calls {
-        Calls::Allowed(caller) => (caller.made, caller.fuel),
-        Calls::NoneAllowed { refused, .. } => (*refused, 0),
-        Calls::Loading => (0, 0),
+        NestedCalls::Allowed(caller) => (caller.made, caller.fuel),
+        NestedCalls::NoneAllowed { refused, .. } => (*refused, 0),
+        NestedCalls::Loading => (0, 0),
     };
     Execution {
         outcome,
@@ -218,7 +218,7 @@ async fn run(store: &mut Store<Sandbox>, export: Export<'_>) -> Result<Returned,
 }
 
 /// Names the limit or fault behind a failed instantiation or call.
-fn classify(failure: &Failure, sandbox: &Sandbox, stderr: &str, limits: &Limits) -> CallError {
+fn call_error(failure: &Failure, sandbox: &Sandbox, stderr: &str, limits: &Limits) -> CallError {
     let err = &failure.error;
     if let Some(host) = host_failure(err) {
         return host;

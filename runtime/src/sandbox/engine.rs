@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
-use crate::sandbox::TABLE_ELEMENT_BYTES;
+/// Table elements are pointer-sized in wasmtime.
+pub(crate) const TABLE_ELEMENT_BYTES: u64 = size_of::<usize>() as u64;
 
 /// How often the epoch advances. A running guest checks its deadline once per tick, so this
 /// bounds how far past its timeout a busy guest can run, and how long it can hold a thread

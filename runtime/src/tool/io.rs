@@ -5,11 +5,11 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::error::CallError;
-use crate::limits::LimitOverrides;
-use crate::load::MAX_NAME_CHARS;
 use crate::redact::Redactor;
-use crate::telemetry::TraceParent;
+use crate::tool::definition::MAX_NAME_CHARS;
+use crate::tool::error::CallError;
+use crate::tool::limits::LimitOverrides;
+use crate::tool::trace::TraceParent;
 
 /// The most of a call id the runtime keeps: a longer id is cut (a `…` marks the cut) where
 /// the call enters, so its span, the ids of the calls it makes (`<id>.1`), its output and

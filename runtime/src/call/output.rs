@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
-use crate::error::CallError;
 use crate::redact::Redactor;
+use crate::tool::error::CallError;
 use toolcell_schema::{CompiledSchema, OutputReport};
 
 /// The result as the model will read it, or why it cannot be given to the model.

@@ -17,7 +17,17 @@ use opentelemetry::KeyValue;
 use opentelemetry::metrics::{Counter, Histogram as OtelHistogram, UpDownCounter};
 use serde::Serialize;
 
-use crate::admission::CallsInFlight;
+/// A runtime's calls right now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct CallsInFlight {
+    /// Calls running in an instance.
+    pub running: usize,
+    /// Calls queued for a free place.
+    pub waiting: usize,
+    /// How many calls may run at once.
+    pub limit: usize,
+}
 
 /// The meter's name in an OpenTelemetry pipeline.
 pub const METER_NAME: &str = "toolcell";

@@ -6,28 +6,16 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use serde::Serialize;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::error::CallError;
+use crate::observe::metrics::CallsInFlight;
+use crate::tool::error::CallError;
 
 /// Calls that run at once when the embedding sets no limit: four per CPU core (calls that
 /// wait on HTTP use no CPU), at least four.
 pub fn default_max_concurrent_calls() -> u32 {
     let cores = std::thread::available_parallelism().map_or(1, |cores| cores.get());
     u32::try_from(cores.saturating_mul(4)).unwrap_or(u32::MAX).max(4)
-}
-
-/// A runtime's calls right now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[non_exhaustive]
-pub struct CallsInFlight {
-    /// Calls running in an instance.
-    pub running: usize,
-    /// Calls queued for a free place.
-    pub waiting: usize,
-    /// How many calls may run at once.
-    pub limit: usize,
 }
 
 /// Calls that may wait per call that may run, when the embedding sets no bound: a burst of

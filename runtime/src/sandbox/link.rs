@@ -13,8 +13,7 @@ use wasmtime::Engine;
 use wasmtime::component::types::ComponentItem;
 use wasmtime::component::{Component, Linker, ResourceType};
 
-use crate::sandbox::Sandbox;
-use crate::{files, nested};
+use super::{Sandbox, files, nested};
 
 /// The error a `wasi:http` function raises in a tool that has no HTTP grant.
 #[derive(Debug, Clone, Copy)]

@@ -1,0 +1,337 @@
+//! [`RuntimeBuilder`]: configures and builds a [`Runtime`].
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use wasmtime::Engine;
+
+use crate::call::admission::{
+    Admission, DEFAULT_MAX_QUEUED_BYTES, default_max_concurrent_calls, default_max_queued_calls,
+};
+use crate::call::{Host, Runner};
+use crate::load::cache::CompileCache;
+use crate::load::{self, LoadEvent, Progress, Recipe, RuntimeError, Shared, Source, max_memory_bytes, nests_calls};
+use crate::observe::metrics::Recorder;
+use crate::policy::{Grants, Policy};
+use crate::runtime::Runtime;
+use crate::sandbox::Network;
+use crate::sandbox::engine::{EpochTicker, Pooling, new_engine};
+use crate::sandbox::http::Resolver;
+use crate::sandbox::link::Linkers;
+use crate::tool::limits::{LimitOverrides, Limits};
+
+/// Configures and builds a [`Runtime`].
+#[must_use]
+pub struct RuntimeBuilder {
+    sources: Vec<Source>,
+    limits: Limits,
+    policy: Policy,
+    cache: Option<CompileCache>,
+    allocator: Allocator,
+    max_concurrent_calls: Option<u32>,
+    max_queued_calls: Option<u32>,
+    max_queued_bytes: Option<u64>,
+    raise_limits_per_call: bool,
+    only_tool: Option<String>,
+    progress: Option<Progress>,
+    resolver: Resolver,
+    max_call_depth: u32,
+    host_secrets: Vec<String>,
+}
+
+/// How deep calls from tool to tool may nest by default: a tool may call others, and they
+/// may call others in turn, if their policies allow.
+pub const DEFAULT_MAX_CALL_DEPTH: u32 = 2;
+
+impl std::fmt::Debug for RuntimeBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuntimeBuilder")
+            .field("sources", &self.sources.len())
+            .field("limits", &self.limits)
+            .field("policy", &self.policy)
+            .field("cache", &self.cache)
+            .field("allocator", &self.allocator)
+            .field("max_concurrent_calls", &self.max_concurrent_calls)
+            .field("max_queued_calls", &self.max_queued_calls)
+            .field("max_queued_bytes", &self.max_queued_bytes)
+            .field("raise_limits_per_call", &self.raise_limits_per_call)
+            .field("only_tool", &self.only_tool)
+            .field("progress", &self.progress.is_some())
+            .field("max_call_depth", &self.max_call_depth)
+            .finish()
+    }
+}
+
+impl RuntimeBuilder {
+    /// Starts configuring a runtime ([`Runtime::builder`]).
+    pub(crate) fn new() -> Self {
+        Self {
+            sources: Vec::new(),
+            limits: Limits::default(),
+            policy: Policy::new(),
+            cache: None,
+            allocator: Allocator::Default,
+            max_concurrent_calls: None,
+            max_queued_calls: None,
+            max_queued_bytes: None,
+            raise_limits_per_call: false,
+            only_tool: None,
+            progress: None,
+            resolver: Resolver::default(),
+            max_call_depth: DEFAULT_MAX_CALL_DEPTH,
+            host_secrets: Vec::new(),
+        }
+    }
+
+    /// Loads every `*.wasm` file in `dir` (not recursively), in file-name order, with the
+    /// grants of the folder's policy file, `toolcell.toml`, if it has one.
+    pub fn tools_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.sources.push(Source::Dir(dir.into()));
+        self
+    }
+
+    /// Loads one component file.
+    pub fn component_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.sources.push(Source::File(path.into()));
+        self
+    }
+
+    /// Loads a component from memory; `label` names it in diagnostics. A `Vec<u8>` is taken
+    /// as it is and a `&'static [u8]` (a component embedded with `include_bytes!`) is not
+    /// copied.
+    pub fn component_bytes(mut self, label: impl Into<String>, bytes: impl Into<bytes::Bytes>) -> Self {
+        self.sources.push(Source::Bytes { label: label.into(), bytes: bytes.into() });
+        self
+    }
+
+    /// The limits of every tool without its own. Default: [`Limits::default`].
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Limits for one tool, on top of the default limits.
+    pub fn tool_limits(self, tool: impl Into<String>, overrides: LimitOverrides) -> Self {
+        self.grant(tool, Grants::new().limits(overrides))
+    }
+
+    /// Grants capabilities (and limits) to the tool named `tool`, on top of what it has.
+    pub fn grant(mut self, tool: impl Into<String>, grants: Grants) -> Self {
+        self.policy.grant(tool, grants);
+        self
+    }
+
+    /// Adds every grant of `policy`.
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.policy.merge(policy);
+        self
+    }
+
+    /// Keeps compiled components in `dir` (created if needed, owner-only), so the next load
+    /// of the same component skips compilation. Off by default. Entries are authenticated
+    /// with a key kept outside the folder; a folder other users can write is not used.
+    pub fn compile_cache(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cache = Some(CompileCache::new(dir.into()));
+        self
+    }
+
+    /// Pre-allocates instance slots for `max_concurrent_calls` calls at once (wasmtime's
+    /// pooling allocator) and queues calls beyond that. This is the default, with one slot
+    /// per [`Self::max_concurrent_calls`]; calling it fixes the slot count and makes a pool
+    /// that cannot be created an error rather than a fallback to [`Self::on_demand`].
+    ///
+    /// A slot is reused by call after call: only the pages a call wrote are reset, and up to
+    /// 2 MiB of its memory and tables stay resident between calls, so a call neither maps nor
+    /// unmaps memory (see the README's figures). The cost is a ceiling on memory: no call may
+    /// use more than the largest memory limit known at build time (the default limits and
+    /// every tool's), so a per-call memory override above it is lowered to it. A tool that
+    /// needs more than one slot's share of memories, tables or core instances is refused at
+    /// load.
+    pub fn pooling(mut self, max_concurrent_calls: u32) -> Self {
+        self.allocator = Allocator::Pooling { slots: max_concurrent_calls.max(1) };
+        self
+    }
+
+    /// Maps fresh memory for every call and unmaps it after, instead of reusing pooled
+    /// slots: no resident memory between calls and no reserved address space, and no
+    /// ceiling on per-call memory overrides, for a slower call (the kernel's page faults
+    /// and unmapping are on every call's path).
+    pub fn on_demand(mut self) -> Self {
+        self.allocator = Allocator::OnDemand;
+        self
+    }
+
+    /// How many calls run at once; later calls wait in a queue. Every running call may hold
+    /// its tool's memory limit, so this bounds what all calls together can hold. Default:
+    /// four per CPU core (at least four), or the pool's slots with [`Self::pooling`].
+    pub fn max_concurrent_calls(mut self, calls: u32) -> Self {
+        self.max_concurrent_calls = Some(calls.max(1));
+        self
+    }
+
+    /// How many calls may wait for a place to run; a call past them fails at once as
+    /// [`CallError::Overloaded`] (retryable) instead of waiting. Default:
+    /// [`QUEUED_CALLS_PER_SLOT`](crate::QUEUED_CALLS_PER_SLOT) per call that may run at once.
+    /// `0` refuses every call that cannot run at once.
+    pub fn max_queued_calls(mut self, calls: u32) -> Self {
+        self.max_queued_calls = Some(calls);
+        self
+    }
+
+    /// How many bytes of arguments the waiting calls may hold together (each waits with its
+    /// arguments as compact JSON text, never parsed); a call past them fails at once as
+    /// [`CallError::Overloaded`]. Default:
+    /// [`DEFAULT_MAX_QUEUED_BYTES`](crate::DEFAULT_MAX_QUEUED_BYTES).
+    pub fn max_queued_bytes(mut self, bytes: u64) -> Self {
+        self.max_queued_bytes = Some(bytes);
+        self
+    }
+
+    /// Lets per-call [`LimitOverrides`] ([`ToolCall::with_limits`]) raise a tool's limits.
+    /// By default the operator's limits (the runtime's defaults, [`Self::tool_limits`] and
+    /// the policy file) are a ceiling: a per-call override can only lower them, so an
+    /// embedding that forwards user input cannot be talked into more fuel, time or memory.
+    pub fn allow_raising_limits_per_call(mut self) -> Self {
+        self.raise_limits_per_call = true;
+        self
+    }
+
+    /// Resolves `host` to `addresses` for outbound HTTP instead of asking the system
+    /// resolver, as curl's `--resolve` does. The addresses are checked like resolved ones: a
+    /// name on the allow-list may not reach a loopback, private or link-local address.
+    pub fn resolve(mut self, host: impl Into<String>, addresses: impl IntoIterator<Item = IpAddr>) -> Self {
+        self.resolver.pin(host.into(), addresses.into_iter().collect());
+        self
+    }
+
+    /// Loads just the tool named `tool` where the sources allow it without reading any other
+    /// component: from `<tool>.wasm` in a tools folder (with the folder's policy), or from
+    /// component bytes labelled `<tool>.wasm` (e.g. `builtin:<tool>.wasm`); files added with
+    /// [`Self::component_file`] always load. When that finds no such file, or the file does not
+    /// define `tool`, every source loads as without this option. For a process that calls one
+    /// tool and exits (`toolcell invoke`): it compiles, or reads from the cache, one tool.
+    pub fn only_tool(mut self, tool: impl Into<String>) -> Self {
+        self.only_tool = Some(tool.into());
+        self
+    }
+
+    /// How deep calls from tool to tool (code mode, `call_tools`) may nest: with 1 a tool may
+    /// call others, which may not call any; a call past it fails as
+    /// [`CallError::DepthLimit`]. `0` refuses every such call. Default:
+    /// [`DEFAULT_MAX_CALL_DEPTH`]. With pooling and a policy that lets some tool call others,
+    /// each concurrent call gets `depth + 1` instance slots, one per level it may reach.
+    pub fn max_call_depth(mut self, depth: u32) -> Self {
+        self.max_call_depth = depth;
+        self
+    }
+
+    /// A credential of the host itself (a server's bearer token, an exporter's header
+    /// value) that no tool may be granted: a tool with an environment variable whose value
+    /// holds it is refused at load, whatever the policy says. (The host variables
+    /// [`RESERVED_HOST_VARIABLES`](crate::RESERVED_HOST_VARIABLES) are refused by name
+    /// anyway.)
+    pub fn host_secret(mut self, secret: impl Into<String>) -> Self {
+        let secret = secret.into();
+        if !secret.is_empty() {
+            self.host_secrets.push(secret);
+        }
+        self
+    }
+
+    /// Calls `report` as components are compiled (not when they come from the compile cache),
+    /// from the threads compiling them: for a progress bar. Reloads report too.
+    pub fn on_load_progress(mut self, report: impl Fn(LoadEvent<'_>) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(report));
+        self
+    }
+
+    /// Compiles and checks every component. Must run inside a tokio runtime.
+    ///
+    /// # Errors
+    /// When a tools folder cannot be read, its policy file is invalid, or the engine cannot
+    /// start. A component that cannot be loaded (corrupt, a core module, another world, bad
+    /// metadata, a duplicate name, grants that cannot be resolved or that are unsafe
+    /// together) becomes a [`LoadDiagnostic`] instead.
+    pub async fn build(self) -> Result<Runtime, RuntimeError> {
+        let recipe = Arc::new(Recipe {
+            sources: self.sources,
+            limits: self.limits,
+            policy: self.policy,
+            raise_limits_per_call: self.raise_limits_per_call,
+            only_tool: self.only_tool,
+            host_secrets: self.host_secrets,
+        });
+        let snapshot = load::first_snapshot(&recipe).await?;
+        let policy = snapshot.policy();
+        let max_memory_bytes = max_memory_bytes(&recipe.limits, policy);
+        let concurrency = match (self.max_concurrent_calls, self.allocator) {
+            (Some(calls), Allocator::Pooling { slots }) => calls.min(slots),
+            (None, Allocator::Pooling { slots }) => slots,
+            (Some(calls), Allocator::Default | Allocator::OnDemand) => calls,
+            (None, Allocator::Default | Allocator::OnDemand) => default_max_concurrent_calls(),
+        };
+        let instances_per_call = if nests_calls(policy) { self.max_call_depth.saturating_add(1) } else { 1 };
+        let pool = Pooling { slots: concurrency, instances_per_call, max_memory_bytes };
+        let (engine, pooling) = engine_for(self.allocator, pool)?;
+        let ticker = EpochTicker::start(&engine).map_err(RuntimeError::Ticker)?;
+        let linkers = Linkers::new(&engine).map_err(|err| RuntimeError::Engine(err.to_string()))?;
+        let shared = Arc::new(Shared {
+            engine,
+            linkers,
+            cache: self.cache.and_then(CompileCache::usable),
+            pooling,
+            metrics: Recorder::new(),
+            progress: self.progress,
+            loading: tokio::sync::Mutex::new(()),
+            _ticker: ticker,
+        });
+        let host = Arc::new(Host {
+            admission: Admission::new(
+                concurrency,
+                self.max_queued_calls.unwrap_or_else(|| default_max_queued_calls(concurrency)),
+                self.max_queued_bytes.unwrap_or(DEFAULT_MAX_QUEUED_BYTES),
+            ),
+            network: Network { resolver: self.resolver, ..Network::default() },
+            max_call_depth: self.max_call_depth,
+        });
+        let version = load::first_version(shared, recipe, snapshot).await?;
+        Ok(Runtime::new(Runner { version, host }))
+    }
+}
+
+/// How instances get their memory, tables and stacks.
+#[derive(Debug, Clone, Copy)]
+enum Allocator {
+    /// Pooling with a slot per concurrent call, or on-demand if the pool cannot be created.
+    Default,
+    Pooling {
+        slots: u32,
+    },
+    OnDemand,
+}
+
+/// The engine for `allocator`, and its pool's sizes if it pools. The default falls back to
+/// on-demand allocation, with a warning, where the pool's address space cannot be reserved
+/// (a tight `ulimit -v`, a tool like valgrind).
+fn engine_for(allocator: Allocator, pool: Pooling) -> Result<(Engine, Option<Pooling>), RuntimeError> {
+    let engine_error = |err: wasmtime::Error| RuntimeError::Engine(format!("{err:#}"));
+    match allocator {
+        Allocator::OnDemand => Ok((new_engine(None).map_err(engine_error)?, None)),
+        Allocator::Pooling { slots } => match new_engine(Some(pool)) {
+            Ok(engine) => Ok((engine, Some(pool))),
+            Err(err) => Err(RuntimeError::Pool { slots, reason: format!("{err:#}") }),
+        },
+        Allocator::Default => match new_engine(Some(pool)) {
+            Ok(engine) => Ok((engine, Some(pool))),
+            Err(err) => {
+                tracing::warn!(
+                    slots = pool.slots,
+                    error = format!("{err:#}"),
+                    "cannot create the pool of instance slots; every call will map its own memory (slower)"
+                );
+                Ok((new_engine(None).map_err(engine_error)?, None))
+            }
+        },
+    }
+}

@@ -1,0 +1,301 @@
+//! One call, from where it enters to its output: (for a nested call: may it be made?) →
+//! arguments parsed and validated ([`arguments`]) → a place to run ([`admission`]) → the
+//! tool run in a fresh sandbox ([`crate::sandbox`]) → its outcome, one classification
+//! ([`outcome`]) with the output checked ([`output`]) → redaction. Each call runs in its span
+//! and is counted ([`crate::observe`]).
+
+pub(crate) mod admission;
+pub(crate) mod arguments;
+mod outcome;
+pub(crate) mod output;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::Value;
+use tokio::sync::OwnedSemaphorePermit;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+use tracing::instrument::WithSubscriber as _;
+
+use self::admission::Admission;
+
+use self::outcome::{classify, finish, redact};
+use crate::bindings::CallContext;
+use crate::load::{ToolEntry, Version};
+use crate::observe::spans;
+use crate::redact::Redactor;
+use crate::sandbox::Network;
+use crate::sandbox::execute::{Export, execute, millis};
+use crate::sandbox::nested::{CallBudget, Callee, Caller, NestedCalls, Nesting};
+use crate::tool::definition::ToolDefinition;
+use crate::tool::error::CallError;
+use crate::tool::io::{Arguments, Diagnostics, ToolCall, ToolOutput, Usage, cut_name};
+use crate::tool::limits::{LimitOverrides, Limits};
+use toolcell_schema::closest;
+
+/// What every call of every version of a runtime shares: the places to run, the network's
+/// bounds, how deep calls may nest.
+pub(crate) struct Host {
+    pub(crate) admission: Admission,
+    pub(crate) network: Network,
+    pub(crate) max_call_depth: u32,
+}
+
+/// One version of the tools with the host that runs their calls: what a call runs on.
+#[derive(Clone)]
+pub(crate) struct Runner {
+    pub(crate) version: Arc<Version>,
+    pub(crate) host: Arc<Host>,
+}
+
+impl Callee for Runner {
+    fn definition(&self, name: &str) -> Option<&ToolDefinition> {
+        self.version.tools.get(name).map(|entry| &entry.tool.definition)
+    }
+
+    /// Runs a call a tool made to another (see [`crate::sandbox::nested`]), in a span that is a
+    /// child of the caller's. Cancelling the caller drops it.
+    fn call_nested(&self, call: ToolCall, nesting: Nesting) -> Pin<Box<dyn Future<Output = ToolOutput> + Send + '_>> {
+        Box::pin(self.run_in_span(call, None, Some(nesting)))
+    }
+}
+
+impl Runner {
+    /// One call in its span (see [`crate::observe::spans`]) and its metrics. Where a call
+    /// enters: its name and id are cut here, before anything records them, and everything
+    /// it reports is redacted with its tool's secrets and, for a nested call, its callers'.
+    pub(crate) async fn run_in_span(
+        &self,
+        mut call: ToolCall,
+        cancel: Option<&CancellationToken>,
+        nesting: Option<Nesting>,
+    ) -> ToolOutput {
+        let entry = self.version.tools.get(&call.name);
+        let redactor = call_redactor(entry, nesting.as_ref());
+        call.bound(entry.is_some(), nesting.is_none(), &redactor);
+        let span = spans::call_span(&call.name, &call.id);
+        if let Some(parent) = &call.trace_parent {
+            spans::set_parent(&span, parent);
+        }
+        let record = self.version.shared.metrics.start(entry.map(|entry| &entry.counters));
+        let tool = entry.map(|entry| (&entry.tool.definition, entry.tool.source.as_str()));
+        let parse_bytes =
+            entry.map(|entry| self.call_limits(entry, &call.limits, nesting.is_some()).max_argument_bytes);
+        spans::record_input(&span, tool, &call.arguments, &redactor, parse_bytes);
+        let output = self.run(call, cancel, nesting, &redactor).instrument(span.clone()).await;
+        spans::record_output(&span, &output);
+        let error_kind = output.error.as_ref().map(CallError::kind);
+        record.finish(error_kind, output.usage.duration, output.usage.fuel_consumed);
+        output
+    }
+
+    /// One call: (for a nested call: may it be made?) → parse → validate → admit → execute →
+    /// classify → redact.
+    async fn run(
+        &self,
+        mut call: ToolCall,
+        cancel: Option<&CancellationToken>,
+        nesting: Option<Nesting>,
+        redactor: &Redactor,
+    ) -> ToolOutput {
+        let started = Instant::now();
+        // Owned from here on, so the call holds one copy of its arguments.
+        let arguments = std::mem::replace(&mut call.arguments, Arguments::Json(String::new()));
+        let refused = |mut error: CallError| {
+            tracing::debug!(kind = error.kind(), "call refused");
+            // It may quote the arguments (a value the schema refused) or the name.
+            error.redact(redactor);
+            ToolOutput::failure(
+                &call,
+                error,
+                Usage { duration: started.elapsed(), ..Usage::default() },
+                Diagnostics::default(),
+            )
+        };
+        if let Some(nesting) = &nesting
+            && let Err(error) = self.may_nest(&call.name, nesting)
+        {
+            return refused(error);
+        }
+        let Some(entry) = self.version.tools.get(&call.name) else {
+            let error = match &nesting {
+                // A tool learns only of the tools it may call.
+                Some(nesting) => unknown_tool(&call.name, self.loaded(&nesting.allowed)),
+                None => self.unknown_tool_error(&call.name),
+            };
+            return refused(error);
+        };
+        let limits = self.call_limits(entry, &call.limits, nesting.is_some());
+        let arguments = match arguments::parse_and_validate(arguments, &entry.tool.parameters, &limits) {
+            // What the guest gets, and all a waiting call holds: compact text, not the
+            // parsed tree (which can take tens of times the bytes).
+            Ok(arguments) => arguments.to_string(),
+            Err(error) => return refused(error),
+        };
+        // A nested call runs in its caller's place: its caller holds a slot and waits for it,
+        // so making it queue for another could deadlock a full runtime.
+        let _admitted = if nesting.is_some() {
+            None
+        } else {
+            match self.admit(cancel, started, arguments.len()).await {
+                Ok(permit) => Some(permit),
+                Err(error) => return refused(error),
+            }
+        };
+        let nested_calls = self.nested_calls(entry, &call, &limits, nesting, redactor);
+        // The tool runs on exactly the arguments that were validated.
+        let context =
+            CallContext { call_id: call.id.clone(), host_context: Value::Object(call.context.clone()).to_string() };
+        let export = Export::Invoke { pre: &entry.tool.pre, arguments: &arguments, context: &context, redactor };
+        let shared = &self.version.shared;
+        let execution =
+            execute(&shared.engine, &limits, &entry.access, &self.host.network, nested_calls, export, cancel).await;
+        let usage = Usage {
+            duration: started.elapsed(),
+            fuel_consumed: execution.fuel_consumed,
+            peak_memory_bytes: execution.peak_memory_bytes,
+            nested_calls: execution.nested_calls,
+            nested_fuel: execution.nested_fuel,
+        };
+        let (result, diagnostics) = classify(entry, &limits, execution, redactor);
+        let (result, diagnostics) = redact(redactor, &limits, result, diagnostics);
+        finish(&call, result, usage, diagnostics)
+    }
+
+    /// Refuses a nested call to `tool` the caller may not make: a tool it may not call, or
+    /// too deep. (It took its share of the call tree's budget where it entered, in
+    /// [`crate::sandbox::nested`], refused or not.)
+    fn may_nest(&self, tool: &str, nesting: &Nesting) -> Result<(), CallError> {
+        if !nesting.allowed.iter().any(|allowed| allowed == tool) {
+            let allowed = self.loaded(&nesting.allowed);
+            return Err(CallError::NotAllowed { caller: nesting.caller.clone(), tool: tool.to_owned(), allowed });
+        }
+        let limit = self.host.max_call_depth;
+        if nesting.depth > limit {
+            return Err(CallError::DepthLimit { limit });
+        }
+        Ok(())
+    }
+
+    /// Those of `tools` that are loaded.
+    fn loaded(&self, tools: &[String]) -> Vec<String> {
+        tools.iter().filter(|name| self.version.tools.contains_key(*name)).cloned().collect()
+    }
+
+    /// Waits for a place to run, unless `cancel` fires first.
+    async fn admit(
+        &self,
+        cancel: Option<&CancellationToken>,
+        started: Instant,
+        bytes: usize,
+    ) -> Result<OwnedSemaphorePermit, CallError> {
+        match cancel {
+            None => self.host.admission.admit(bytes).await,
+            Some(cancel) => tokio::select! {
+                admitted = self.host.admission.admit(bytes) => admitted,
+                () = cancel.cancelled() => Err(CallError::Cancelled { after_ms: millis(started.elapsed()) }),
+            },
+        }
+    }
+
+    /// What the call's guest may call through the `calls` import: the tools its policy
+    /// names, within the budget of calls of the call tree it belongs to, redacted with the
+    /// call's `redactor` (its tool's secrets and its callers').
+    fn nested_calls(
+        &self,
+        entry: &ToolEntry,
+        call: &ToolCall,
+        limits: &Limits,
+        nesting: Option<Nesting>,
+        redactor: &Redactor,
+    ) -> NestedCalls {
+        if entry.call_tools.is_empty() {
+            return NestedCalls::NoneAllowed { tool: call.name.clone(), refused: 0 };
+        }
+        let (depth, budget) = match nesting {
+            Some(nesting) => (nesting.depth, nesting.budget),
+            None => (0, CallBudget::new(limits.max_nested_calls)),
+        };
+        NestedCalls::Allowed(Caller {
+            callee: Arc::new(self.clone()),
+            tool: call.name.clone(),
+            allowed: entry.call_tools.clone(),
+            depth,
+            budget,
+            call_id: call.id.clone(),
+            context: call.context.clone(),
+            made: 0,
+            fuel: 0,
+            redactor: redactor.clone(),
+        })
+    }
+
+    /// The tool's limits with the call's overrides: lowering only, unless the embedding
+    /// allowed raising (never for a nested call); never past the pool's memory slots.
+    fn call_limits(&self, entry: &ToolEntry, overrides: &LimitOverrides, nested: bool) -> Limits {
+        let mut limits = if self.version.recipe.raise_limits_per_call && !nested {
+            entry.limits.with(overrides)
+        } else {
+            entry.limits.with_at_most(overrides)
+        };
+        if let Some(pooling) = self.version.shared.pooling {
+            limits.memory_bytes = limits.memory_bytes.min(pooling.max_memory_bytes);
+        }
+        limits
+    }
+
+    fn unknown_tool_error(&self, name: &str) -> CallError {
+        unknown_tool(name, self.version.tools.keys().cloned().collect())
+    }
+}
+
+/// Runs each call on a task of its own with `run`, and returns the outputs in the calls'
+/// order; a task that ends abnormally becomes an `internal` failure of its call.
+pub(crate) async fn call_concurrently<F, Fut>(calls: impl IntoIterator<Item = ToolCall>, run: F) -> Vec<ToolOutput>
+where
+    F: Fn(ToolCall) -> Fut,
+    Fut: Future<Output = ToolOutput> + Send + 'static,
+{
+    let tasks: Vec<_> = calls
+        .into_iter()
+        .map(|call| {
+            let fallback = ToolCall::new(call.id.clone(), call.name.clone(), Value::Null);
+            // In the caller's span and subscriber, so that each call's span is its child (as
+            // with `call`), even under a subscriber set only for the caller's thread.
+            let traced = run(call).instrument(tracing::Span::current()).with_current_subscriber();
+            (fallback, tokio::spawn(traced))
+        })
+        .collect();
+    let mut outputs = Vec::with_capacity(tasks.len());
+    for (fallback, task) in tasks {
+        outputs.push(task.await.unwrap_or_else(|err| {
+            let error = CallError::Internal { message: "the call's task ended abnormally".into() };
+            let diagnostics = Diagnostics { detail: Some(err.to_string()), ..Diagnostics::default() };
+            ToolOutput::failure(&fallback, error, Usage::default(), diagnostics)
+        }));
+    }
+    outputs
+}
+
+/// The error for a call to `name`, which is not among `available`; it quotes the name cut
+/// as where a call enters (a runtime's calls were cut there already).
+pub(crate) fn unknown_tool(name: &str, available: Vec<String>) -> CallError {
+    let name = cut_name(name, &Redactor::default());
+    let closest = closest(&name, available.iter().map(String::as_str), 3).into_iter().map(str::to_owned).collect();
+    CallError::UnknownTool { name, closest, available }
+}
+
+/// What a call is redacted with: its tool's secrets (none for a tool not loaded) and, for a
+/// nested call, those of every call above it.
+fn call_redactor(entry: Option<&ToolEntry>, nesting: Option<&Nesting>) -> Redactor {
+    let own = entry.map(|entry| &entry.access.redactor);
+    match (own, nesting) {
+        (Some(own), Some(nesting)) => own.union(&nesting.redactor),
+        (Some(own), None) => own.clone(),
+        (None, Some(nesting)) => nesting.redactor.clone(),
+        (None, None) => Redactor::default(),
+    }
+}

@@ -1,0 +1,241 @@
+//! Building a version of a runtime's tools from a snapshot: compile, load, grant.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use wasmtime::Engine;
+
+use super::cache::CompileCache;
+use super::component::{self, FileIdentity, LoadedTool, NotLoaded, Prepared, Read};
+use super::grants::{check_fits_pool, grant_access, protected_paths, refuse_unsafe_grants, report_uncallable};
+use super::metadata::load_tool;
+use super::sources::{Input, Snapshot, read_snapshot};
+use super::version::{Recipe, Shared, Version};
+use super::{LoadDiagnostic, LoadEvent, RuntimeError};
+use crate::observe::spans;
+use crate::policy::Policy;
+use crate::sandbox::link::Linkers;
+use crate::tool::limits::Limits;
+
+/// Loads the recipe's tools from `snapshot` into a new version of a runtime. With the
+/// `previous` version, an unchanged component is reused rather than compiled again, and one
+/// that no longer loads is kept at its previous version. Returns the sources compiled.
+pub(crate) async fn assemble(
+    shared: Arc<Shared>,
+    recipe: Arc<Recipe>,
+    mut snapshot: Snapshot,
+    previous: Option<&Version>,
+) -> Result<(Arc<Version>, Vec<String>), RuntimeError> {
+    check_fits_pool(&recipe.limits, &snapshot.policy, shared.pooling)?;
+    if let Some(tool) = recipe.only_tool.as_deref()
+        && snapshot.narrowed
+    {
+        let only = Some(tool);
+        let (version, compiled) = assemble_from(shared.clone(), recipe.clone(), snapshot, previous, only).await?;
+        if version.tools.contains_key(tool) {
+            return Ok((version, compiled));
+        }
+        snapshot = read_snapshot(&recipe, previous, false).await?;
+        check_fits_pool(&recipe.limits, &snapshot.policy, shared.pooling)?;
+    }
+    assemble_from(shared, recipe, snapshot, previous, None).await
+}
+
+/// Loads `inputs` into a new version of a runtime; see [`assemble`]. With `only` a tool,
+/// the policy's grants for other tools are not reported as granted to no loaded tool.
+///
+/// # Errors
+/// [`RuntimeError::GrantReplaced`], when an unchanged grant of the `previous` version now
+/// leads elsewhere.
+async fn assemble_from(
+    shared: Arc<Shared>,
+    recipe: Arc<Recipe>,
+    snapshot: Snapshot,
+    previous: Option<&Version>,
+    only: Option<&str>,
+) -> Result<(Arc<Version>, Vec<String>), RuntimeError> {
+    let Snapshot { policy, inputs, read, .. } = snapshot;
+    let policy = &policy;
+    let mut diagnostics = Vec::new();
+    let (tools, compiled, retry) =
+        compile_and_load(&shared, inputs, &recipe.limits, policy, previous, &mut diagnostics).await;
+    let unmatched =
+        policy.tools().filter(|(name, _)| !tools.contains_key(*name) && only.is_none_or(|only| only == *name));
+    for (name, _) in unmatched {
+        diagnostics.push(LoadDiagnostic {
+            source: "policy".into(),
+            reason: format!("grants or limits are set for tool `{name}`, but no loaded tool has that name"),
+        });
+    }
+    let before_grants = diagnostics.len();
+    let mut entries = grant_access(tools, policy, &recipe, &shared, previous, &mut diagnostics)?;
+    let protected = protected_paths(&recipe.sources, policy, shared.cache.as_ref());
+    refuse_unsafe_grants(&mut entries, policy, &protected, &mut diagnostics);
+    // Refused grants depend on more than the policy's bytes (a directory, a host's variable):
+    // the next reload resolves them again even when its inputs are the same.
+    let retry = retry || diagnostics.len() > before_grants;
+    report_uncallable(&entries, &mut diagnostics);
+    // Said once: a diagnostic the previous version had too is no news.
+    for diagnostic in &diagnostics {
+        let (source, reason) = (&diagnostic.source, &diagnostic.reason);
+        if previous.is_some_and(|previous| previous.diagnostics.contains(diagnostic)) {
+            tracing::debug!(%source, %reason, "component still not loaded");
+        } else {
+            tracing::warn!(%source, %reason, "component not loaded");
+        }
+    }
+    spans::record_load(entries.values().map(|entry| &entry.tool.definition), diagnostics.len());
+    // A version with a load the host failed, or a grant refused, is never the same as the
+    // next reload's.
+    let read = (!retry).then_some(read);
+    let version = Arc::new(Version { shared, recipe, tools: entries, diagnostics, read });
+    Ok((version, compiled))
+}
+
+/// Compiles every component in parallel on the blocking pool, reads each one's metadata as
+/// it finishes, and keeps the first of any two that define the same tool name. A component
+/// the `previous` version loaded from the same bytes is reused as it is; one that fails
+/// where the previous version loaded it keeps that version, unless `policy` changed that
+/// tool's grants (they were written for the component that failed, not for the old one).
+/// Returns the sources compiled, and whether a load failed for want of something in the
+/// host rather than in the component (the next reload must try it again).
+async fn compile_and_load(
+    shared: &Shared,
+    inputs: Vec<Input>,
+    limits: &Limits,
+    policy: &Policy,
+    previous: Option<&Version>,
+    diagnostics: &mut Vec<LoadDiagnostic>,
+) -> (BTreeMap<String, LoadedTool>, Vec<String>, bool) {
+    let preparing: Vec<_> = inputs
+        .into_iter()
+        .map(|Input { source, read }| {
+            let before = previous.and_then(|inner| inner.loaded_from(&source));
+            let before_digest = before.map(|tool| tool.digest);
+            let (engine, linkers, cache) = (shared.engine.clone(), shared.linkers.clone(), shared.cache.clone());
+            let (label, progress) = (source.clone(), shared.progress.clone());
+            let prepare = move || {
+                let report = |event: LoadEvent<'_>| progress.as_ref().map_or((), |report| report(event));
+                prepare_input(&engine, &linkers, cache.as_ref(), read, before_digest, &label, &report)
+            };
+            (source, before, tokio::task::spawn_blocking(prepare))
+        })
+        .collect();
+    let mut compiled = Vec::new();
+    let mut retry = false;
+    let mut tools: BTreeMap<String, LoadedTool> = BTreeMap::new();
+    for (source, before, preparing) in preparing {
+        let preparing = preparing.await.unwrap_or_else(|err| Preparing::Failed(format!("loading panicked: {err}")));
+        let loaded = match (preparing, before) {
+            (Preparing::Failed(reason), _) => {
+                diagnostics.push(LoadDiagnostic { source, reason });
+                continue;
+            }
+            (Preparing::Unchanged { identity }, Some(before)) => Ok(before.without_grants().read_from(identity)),
+            (Preparing::Unchanged { .. }, None) => Err(NotLoaded {
+                reason: "changed while it was read; the next reload reads it again".into(),
+                by_host: true,
+            }),
+            (Preparing::Compiled { digest, identity, prepared }, _) => {
+                compiled.push(source.clone());
+                match prepared {
+                    // Loads take the pool's instance reserved for them, one at a time.
+                    Ok(prepared) => {
+                        let _loading = shared.loading.lock().await;
+                        let loaded = load_tool(&shared.engine, source.clone(), digest, prepared, limits).await;
+                        loaded.map(|tool| tool.read_from(identity))
+                    }
+                    Err(reason) => Err(reason.into()),
+                }
+            }
+        };
+        let tool = match (loaded, before) {
+            (Ok(tool), _) => tool,
+            (Err(NotLoaded { reason, by_host }), Some(before)) => {
+                retry |= by_host;
+                let name = &before.definition.name;
+                let granted_before = previous.and_then(|inner| inner.tools.get(name)).map(|entry| &entry.grants);
+                if granted_before != Some(&policy.grants(name).cloned().unwrap_or_default()) {
+                    diagnostics.push(LoadDiagnostic {
+                        reason: format!(
+                            "{reason}; tool `{name}` is not served until this file loads: the policy changed its \
+                             grants, and the version loaded before this file changed must not run under grants \
+                             written for another"
+                        ),
+                        source,
+                    });
+                    continue;
+                }
+                diagnostics.push(LoadDiagnostic {
+                    reason: format!("{reason}; tool `{name}` stays at the version loaded before this file changed"),
+                    source: source.clone(),
+                });
+                before.without_grants()
+            }
+            (Err(NotLoaded { reason, by_host }), None) => {
+                retry |= by_host;
+                diagnostics.push(LoadDiagnostic { source, reason });
+                continue;
+            }
+        };
+        match tools.get(&tool.definition.name) {
+            Some(first) => diagnostics.push(LoadDiagnostic {
+                reason: format!(
+                    "defines tool `{}`, which {} already defines; rename one of them (this file was not loaded)",
+                    tool.definition.name, first.source
+                ),
+                source,
+            }),
+            None => {
+                tools.insert(tool.definition.name.clone(), tool);
+            }
+        }
+    }
+    (tools, compiled, retry)
+}
+
+/// What became of one component on the blocking pool.
+enum Preparing {
+    /// It could not be read (or loading it panicked).
+    Failed(String),
+    /// The same bytes as the tool of the previous version: nothing to do.
+    Unchanged { identity: Option<FileIdentity> },
+    /// Compiled (or read from the cache) and linked, or why not.
+    Compiled { digest: [u8; 32], identity: Option<FileIdentity>, prepared: Result<Prepared, String> },
+}
+
+/// Prepares one component, unless its digest is `before`'s.
+fn prepare_input(
+    engine: &Engine,
+    linkers: &Linkers,
+    cache: Option<&CompileCache>,
+    read: Read,
+    before: Option<[u8; 32]>,
+    source: &str,
+    report: &dyn Fn(LoadEvent<'_>),
+) -> Preparing {
+    let (bytes, digest, identity) = match read {
+        Read::Failed(reason) => return Preparing::Failed(reason),
+        Read::Same { digest, identity } if before == Some(digest) => {
+            return Preparing::Unchanged { identity: Some(identity) };
+        }
+        Read::Same { .. } => return Preparing::Failed("changed while it was read; reload again".into()),
+        Read::Bytes { bytes, digest, identity } => (bytes, digest, identity),
+    };
+    if before == Some(digest) {
+        return Preparing::Unchanged { identity };
+    }
+    let started = Instant::now();
+    let compiled = std::cell::Cell::new(false);
+    let compiling = || {
+        compiled.set(true);
+        report(LoadEvent::Compiling { source });
+    };
+    let prepared = component::prepare(engine, linkers, cache, &bytes, &digest, &compiling);
+    if compiled.get() {
+        report(LoadEvent::Compiled { source });
+    }
+    tracing::debug!(bytes = bytes.len(), elapsed_ms = started.elapsed().as_millis(), "prepared");
+    Preparing::Compiled { digest, identity, prepared }
+}

@@ -1,0 +1,306 @@
+//! One component: read (by identity where a file vouches for its bytes), compiled or read from
+//! the cache, and linked; then, once its metadata is read ([`super::metadata`]), a tool.
+
+use std::fmt;
+use std::fs::{File, Metadata};
+use std::io::Read as _;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use serde::{Deserialize, Serialize};
+use wasmtime::Engine;
+use wasmtime::component::{Component, Linker};
+
+use super::cache::{self, CompileCache};
+use crate::bindings::ToolCorePre;
+use crate::bindings::annotations::AnnotationsExportPre;
+use crate::bindings::capabilities::CapabilityRequestsPre;
+use crate::policy::RequestedCapabilities;
+use crate::sandbox::Sandbox;
+use crate::sandbox::link::Linkers;
+use crate::tool::definition::ToolDefinition;
+use toolcell_schema::CompiledSchema;
+
+/// What loading is doing, for a progress display. Only compilation is reported: a component
+/// read from the compile cache is ready in milliseconds, one compiled takes seconds.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum LoadEvent<'a> {
+    /// A component (named by its file or label) is being compiled: it was not in the cache.
+    Compiling {
+        /// The file or label.
+        source: &'a str,
+    },
+    /// That compilation ended, in a compiled component or an error.
+    Compiled {
+        /// The file or label.
+        source: &'a str,
+    },
+}
+
+/// A component that was not loaded, and why. Loading goes on with the other components.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoadDiagnostic {
+    /// The file (or label) the component came from.
+    pub source: String,
+    /// What is wrong and what to do about it.
+    pub reason: String,
+}
+
+impl fmt::Display for LoadDiagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.source, self.reason)
+    }
+}
+
+/// A component file's identity: what changes whenever its contents change, read without
+/// reading them (device, inode, size, modification and change times). A reload trusts it only
+/// for a file that had not changed for [`SETTLED`] when it was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(unix), allow(dead_code))]
+pub(crate) struct FileIdentity {
+    device: u64,
+    inode: u64,
+    len: u64,
+    modified_ns: i128,
+    changed_ns: i128,
+}
+
+/// How long before it is read a file must have stopped changing for its identity to vouch
+/// for its bytes: a second write within one tick of the file system's clock can leave every
+/// field of the identity as it was (git's "racily clean" files).
+const SETTLED: Duration = Duration::from_secs(2);
+
+impl FileIdentity {
+    #[cfg(unix)]
+    fn of(metadata: &Metadata) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt as _;
+        let ns = |seconds: i64, nanos: i64| i128::from(seconds) * 1_000_000_000 + i128::from(nanos);
+        Some(Self {
+            device: metadata.dev(),
+            inode: metadata.ino(),
+            len: metadata.len(),
+            modified_ns: ns(metadata.mtime(), metadata.mtime_nsec()),
+            changed_ns: ns(metadata.ctime(), metadata.ctime_nsec()),
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn of(_metadata: &Metadata) -> Option<Self> {
+        None
+    }
+
+    /// Whether the file had stopped changing [`SETTLED`] before `time`.
+    fn settled_before(&self, time: SystemTime) -> bool {
+        let Ok(since_epoch) = time.duration_since(SystemTime::UNIX_EPOCH) else { return false };
+        let limit = i128::try_from(since_epoch.saturating_sub(SETTLED).as_nanos()).unwrap_or(i128::MAX);
+        self.modified_ns < limit && self.changed_ns < limit
+    }
+}
+
+/// A component as one version of a runtime reads it.
+pub(crate) enum Read {
+    /// Its bytes and their digest, and the file's identity when it can vouch for these bytes
+    /// at the next reload.
+    Bytes { bytes: bytes::Bytes, digest: [u8; 32], identity: Option<FileIdentity> },
+    /// The file still has the identity of the one the previous version loaded: not read again.
+    Same { digest: [u8; 32], identity: FileIdentity },
+    /// It could not be read.
+    Failed(String),
+}
+
+impl Read {
+    /// Bytes given rather than read from a file.
+    pub(crate) fn given(bytes: bytes::Bytes) -> Self {
+        let digest = cache::digest(&bytes);
+        Self::Bytes { bytes, digest, identity: None }
+    }
+
+    /// The digest of the bytes, when they could be read.
+    pub(crate) fn digest(&self) -> Option<[u8; 32]> {
+        match self {
+            Self::Bytes { digest, .. } | Self::Same { digest, .. } => Some(*digest),
+            Self::Failed(_) => None,
+        }
+    }
+}
+
+/// Reads a component file. `known` is the identity and digest of the file the previous
+/// version loaded from this path: a file that still has that identity is not read again.
+/// Blocking.
+pub(crate) fn read_component(path: &Path, known: Option<(FileIdentity, [u8; 32])>) -> Read {
+    if let Some((identity, digest)) = known
+        && std::fs::metadata(path).ok().as_ref().and_then(FileIdentity::of) == Some(identity)
+    {
+        return Read::Same { digest, identity };
+    }
+    let started = SystemTime::now();
+    let read = || -> std::io::Result<(Vec<u8>, Option<FileIdentity>)> {
+        let mut file = File::open(path)?;
+        let before = file.metadata()?;
+        let mut bytes = Vec::with_capacity(usize::try_from(before.len()).unwrap_or(0));
+        file.read_to_end(&mut bytes)?;
+        let after = FileIdentity::of(&file.metadata()?);
+        // An identity vouches for the bytes only if nothing wrote the file while it was read,
+        // nor so shortly before that a later write could leave the identity unchanged.
+        let identity =
+            FileIdentity::of(&before).filter(|identity| after == Some(*identity) && identity.settled_before(started));
+        Ok((bytes, identity))
+    };
+    match read() {
+        Ok((bytes, identity)) => {
+            let digest = cache::digest(&bytes);
+            Read::Bytes { bytes: bytes.into(), digest, identity }
+        }
+        Err(err) => Read::Failed(format!("cannot be read: {err}")),
+    }
+}
+
+/// Why a component did not load.
+pub(crate) struct NotLoaded {
+    /// What is wrong and what to do about it.
+    pub(crate) reason: String,
+    /// The host, not the component, failed (no instance was free to read its metadata in):
+    /// the next reload tries the same bytes again.
+    pub(crate) by_host: bool,
+}
+
+impl From<String> for NotLoaded {
+    fn from(reason: String) -> Self {
+        Self { reason, by_host: false }
+    }
+}
+
+impl From<&str> for NotLoaded {
+    fn from(reason: &str) -> Self {
+        reason.to_owned().into()
+    }
+}
+
+/// A component compiled and linked (without HTTP), its exports found.
+pub(crate) struct Prepared {
+    pub(super) component: Component,
+    pub(super) core: ToolCorePre<Sandbox>,
+    /// Absent for tools built before the `capabilities` export existed.
+    pub(super) capabilities: Option<CapabilityRequestsPre<Sandbox>>,
+    /// Absent for tools built before the `annotations` export existed.
+    pub(super) annotations: Option<AnnotationsExportPre<Sandbox>>,
+}
+
+/// A tool ready to be called. Cheap to clone: a reload reuses it when its file is unchanged.
+#[derive(Clone)]
+pub(crate) struct LoadedTool {
+    pub(crate) definition: ToolDefinition,
+    pub(crate) requested: RequestedCapabilities,
+    pub(crate) source: String,
+    /// Digest of the component's bytes: a reload recompiles only what changed.
+    pub(crate) digest: [u8; 32],
+    /// The identity of the file those bytes were read from, when it vouches for them: a
+    /// reload does not read a file that still has it.
+    pub(crate) identity: Option<FileIdentity>,
+    pub(super) component: Component,
+    /// Linked without `wasi:http`: the starting point whatever the policy grants.
+    pub(super) unlinked_http: ToolCorePre<Sandbox>,
+    pub(crate) pre: ToolCorePre<Sandbox>,
+    pub(crate) parameters: Arc<CompiledSchema>,
+    pub(crate) output: Option<Arc<CompiledSchema>>,
+    /// What the tool itself says of `open_world`; without a word, grants decide.
+    pub(super) declared_open_world: Option<bool>,
+}
+
+/// Compiles (or loads from the cache) and links a component. Blocking: compilation takes
+/// hundreds of milliseconds or more.
+pub(crate) fn prepare(
+    engine: &Engine,
+    linkers: &Linkers,
+    cache: Option<&CompileCache>,
+    bytes: &[u8],
+    digest: &[u8; 32],
+    compiling: &dyn Fn(),
+) -> Result<Prepared, String> {
+    const MAGIC: &[u8] = b"\0asm";
+    const CORE_VERSION: &[u8] = &[1, 0, 0, 0];
+    if bytes.len() < 8 || &bytes[..4] != MAGIC {
+        return Err("is not a WebAssembly file (it does not start with the `\\0asm` magic bytes)".into());
+    }
+    if &bytes[4..8] == CORE_VERSION {
+        return Err("is a core WebAssembly module, not a component: build the tool for the `wasm32-wasip2` \
+                    target, which produces a component"
+            .into());
+    }
+    let compiled = match cache {
+        Some(cache) => cache.compile(engine, bytes, digest, compiling),
+        None => {
+            compiling();
+            Component::from_binary(engine, bytes)
+        }
+    };
+    let component = compiled.map_err(compile_error)?;
+    let linker = linkers.without_http(engine, &component).map_err(|err| format!("cannot be linked: {err}"))?;
+    let pre = link(&linker, &component)?;
+    let capabilities = match component.get_export_index(None, "capabilities") {
+        Some(_) => Some(CapabilityRequestsPre::new(pre.clone()).map_err(|err| {
+            format!("exports `capabilities` with the wrong type ({err}); rebuild it with the current toolcell-guest")
+        })?),
+        None => None,
+    };
+    let annotations = match component.get_export_index(None, "annotations") {
+        Some(_) => Some(AnnotationsExportPre::new(pre.clone()).map_err(|err| {
+            format!("exports `annotations` with the wrong type ({err}); rebuild it with the current toolcell-guest")
+        })?),
+        None => None,
+    };
+    let core = ToolCorePre::new(pre).map_err(|err| {
+        format!(
+            "does not export the `toolcell:tool/tool` world ({err}); \
+             is it a tool built with toolcell-guest's #[tool]? A `wasi:cli` command is not a tool"
+        )
+    })?;
+    Ok(Prepared { component, core, capabilities, annotations })
+}
+
+fn compile_error(err: wasmtime::Error) -> String {
+    let text = err.to_string();
+    if text.contains("pooling allocator") {
+        // The pool's per-component maxima are one call's share of the pool.
+        format!(
+            "cannot run in a pooled instance slot: {text}. One call may use at most one slot's share of memories, \
+             tables and core instances; simplify the tool, or load it in a runtime without pooling"
+        )
+    } else {
+        format!("could not be compiled: {text}")
+    }
+}
+
+fn link(linker: &Linker<Sandbox>, component: &Component) -> Result<wasmtime::component::InstancePre<Sandbox>, String> {
+    linker.instantiate_pre(component).map_err(|err| {
+        format!("cannot be linked: {err}. A tool may import only WASI 0.2 interfaces that toolcell provides")
+    })
+}
+
+impl LoadedTool {
+    /// The same tool linked as when it was loaded (without `wasi:http`), for a new set of grants.
+    pub(crate) fn without_grants(&self) -> Self {
+        Self { pre: self.unlinked_http.clone(), ..self.clone() }
+    }
+
+    /// The same tool, its bytes last read from a file of this identity.
+    pub(crate) fn read_from(self, identity: Option<FileIdentity>) -> Self {
+        Self { identity, ..self }
+    }
+
+    /// Settles [`ToolAnnotations::open_world`] for the operator's grants: what the tool
+    /// declares, else whether it requests or is granted any HTTP host.
+    pub(crate) fn settle_open_world(&mut self, granted_hosts: bool) {
+        let reaches_hosts = granted_hosts || !self.requested.http_hosts.is_empty();
+        self.definition.annotations.open_world = Some(self.declared_open_world.unwrap_or(reaches_hosts));
+    }
+
+    /// Links the tool with `wasi:http`, for a tool the operator granted HTTP hosts.
+    pub(crate) fn link_http(&mut self, linkers: &Linkers) -> Result<(), String> {
+        let pre = link(linkers.with_http(), &self.component)?;
+        self.pre = ToolCorePre::new(pre).map_err(|err| format!("cannot be linked with wasi:http: {err}"))?;
+        Ok(())
+    }
+}

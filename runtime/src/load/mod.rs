@@ -1,0 +1,60 @@
+//! Loading: from folders, files and bytes to a version of a runtime's tools.
+//!
+//! The policy files and the components are read as one snapshot ([`sources`]); each
+//! component is compiled, or read from the authenticated compile cache ([`cache`]), and
+//! linked ([`component`]); its metadata is read once and checked ([`metadata`]); each tool
+//! gets its grants, checked against every other tool's and against what the host loads
+//! ([`grants`]); together they make a [`Version`] ([`assemble`], [`version`]). A reload
+//! does the same from the previous version, reusing what did not change.
+
+mod assemble;
+pub(crate) mod cache;
+mod component;
+mod error;
+mod grants;
+mod metadata;
+mod sources;
+mod version;
+
+use std::sync::Arc;
+
+pub use self::component::{LoadDiagnostic, LoadEvent};
+pub use self::error::RuntimeError;
+pub(crate) use self::grants::{max_memory_bytes, nests_calls};
+pub(crate) use self::sources::Snapshot;
+pub(crate) use self::version::{Progress, Recipe, Shared, Source, ToolEntry, Version};
+
+/// What the first version of the tools `recipe` names is built from: read before the engine
+/// exists, since its policy sizes the pool.
+///
+/// # Errors
+/// When a tools folder cannot be read, or a policy file is invalid or keeps changing.
+pub(crate) async fn first_snapshot(recipe: &Recipe) -> Result<Snapshot, RuntimeError> {
+    sources::read_snapshot(recipe, None, true).await
+}
+
+/// The first version of the tools `recipe` names, from its [`first_snapshot`].
+///
+/// # Errors
+/// When the policy does not fit the pool.
+pub(crate) async fn first_version(
+    shared: Arc<Shared>,
+    recipe: Arc<Recipe>,
+    snapshot: Snapshot,
+) -> Result<Arc<Version>, RuntimeError> {
+    Ok(assemble::assemble(shared, recipe, snapshot, None).await?.0)
+}
+
+/// The next version after `previous`, and the sources it compiled; `previous` itself when
+/// nothing it was built from changed. See [`crate::Runtime::reload`].
+///
+/// # Errors
+/// As [`first_version`], and when an unchanged grant now leads elsewhere.
+pub(crate) async fn reload(previous: &Arc<Version>) -> Result<(Arc<Version>, Vec<String>), RuntimeError> {
+    let recipe = previous.recipe.clone();
+    let snapshot = sources::read_snapshot(&recipe, Some(previous), true).await?;
+    if previous.read.as_ref() == Some(&snapshot.read) {
+        return Ok((previous.clone(), Vec::new()));
+    }
+    assemble::assemble(previous.shared.clone(), recipe, snapshot, Some(previous)).await
+}
