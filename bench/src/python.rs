@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use toolcell_runtime::{Grants, Runtime, RuntimeBuilder, ToolCall};
+use toolcell_runtime::{Runtime, RuntimeBuilder, ToolCall, policy::Grants};
 
 use crate::stats::median;
 use crate::{Size, cache_dir, remove_cache};

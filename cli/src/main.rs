@@ -17,8 +17,10 @@ use serde_json::{Map, Value, json};
 use toolcell_author::shell_quote;
 use toolcell_mcp::{Catalog, ContextHeader, HttpOptions};
 use toolcell_runtime::{
-    CallError, DirGrant, EnvGrant, Format, Grants, HostPattern, LimitOverrides, Limits, Policy, RequestedCapabilities,
-    Runtime, RuntimeBuilder, ToolAnnotations, ToolCall, TraceParent,
+    CallError, Format, LimitOverrides, Limits, Policy, Runtime, RuntimeBuilder, ToolCall,
+    policy::{DirGrant, EnvGrant, Grants, HostPattern, RequestedCapabilities},
+    tool::ToolAnnotations,
+    trace::TraceParent,
 };
 
 /// Exit code when the tool call itself failed (the printed output says how).
@@ -385,7 +387,7 @@ fn init_logging(otlp: Option<&toolcell_telemetry::Otlp>) {
     let log = tracing_subscriber::fmt::layer()
         // Every log line, at every level and from every library (rmcp logs whole requests at
         // `debug`), without the secrets granted to tools.
-        .with_writer(|| toolcell_runtime::RedactingWriter::new(std::io::stderr()))
+        .with_writer(|| toolcell_runtime::policy::RedactingWriter::new(std::io::stderr()))
         // Colour codes only for a person at a terminal, never in a log file or a client's pipe.
         .with_ansi(std::io::stderr().is_terminal())
         .with_filter(tracing_subscriber::EnvFilter::from_env("TOOLCELL_LOG"));
@@ -975,7 +977,7 @@ fn builder(source: Source<'_>, file: Option<&Path>, grants: Option<(&str, &Grant
 /// pairs separated by commas, as written and with `%20` decoded): credentials of this
 /// process that no tool may be granted under another name.
 fn otlp_header_values() -> Vec<String> {
-    toolcell_runtime::RESERVED_HOST_VARIABLES
+    toolcell_runtime::policy::RESERVED_HOST_VARIABLES
         .iter()
         .filter(|name| name.ends_with("HEADERS"))
         .filter_map(|name| std::env::var(name).ok())
@@ -986,7 +988,7 @@ fn otlp_header_values() -> Vec<String> {
                 .collect::<Vec<_>>()
         })
         .flat_map(|value| [value.replace("%20", " "), value])
-        .filter(|value| value.chars().count() >= toolcell_runtime::MIN_SECRET_CHARS)
+        .filter(|value| value.chars().count() >= toolcell_runtime::policy::MIN_SECRET_CHARS)
         .collect()
 }
 

@@ -46,8 +46,8 @@ pub fn size(text: &str) -> Result<u64, String> {
 }
 
 /// A W3C `traceparent` value.
-pub fn trace_parent(text: &str) -> Result<toolcell_runtime::TraceParent, String> {
-    toolcell_runtime::TraceParent::parse(text, None).map_err(|err| err.to_string())
+pub fn trace_parent(text: &str) -> Result<toolcell_runtime::trace::TraceParent, String> {
+    toolcell_runtime::trace::TraceParent::parse(text, None).map_err(|err| err.to_string())
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::io::IsTerminal as _;
 use std::path::Path;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use toolcell_runtime::LoadEvent;
+use toolcell_runtime::load::LoadEvent;
 
 /// A reporter for `RuntimeBuilder::on_load_progress`, or `None` when stderr is not a terminal.
 pub(crate) fn compile_progress() -> Option<impl Fn(LoadEvent<'_>) + Send + Sync + 'static> {

@@ -8,7 +8,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Value, json};
-use toolcell_runtime::{Format, ToolDefinition, repair};
+use toolcell_runtime::{Format, ToolDefinition, formats::repair};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(Value::Array(parts)) = serde_json::from_slice::<Value>(data) else { return };

@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use http::{HeaderMap, HeaderName};
 use serde_json::{Map, Value};
-use toolcell_runtime::TraceParent;
+use toolcell_runtime::trace::TraceParent;
 
 /// One header copied into the host context, under `key`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -17,7 +17,7 @@ use std::time::Duration;
 use notify::event::{AccessKind, AccessMode, EventKind, ModifyKind};
 use notify::{Event, RecommendedWatcher, RecursiveMode, Watcher};
 use tokio::sync::mpsc;
-use toolcell_runtime::POLICY_FILE;
+use toolcell_runtime::policy::POLICY_FILE;
 
 use crate::catalog::Catalog;
 

@@ -7,7 +7,10 @@
 use std::io::{BufRead, Write};
 
 use serde_json::json;
-use toolcell_runtime::{Arguments, BoxFuture, Interceptor, Runtime, ToolCall, ToolDefinition, Verdict};
+use toolcell_runtime::{
+    Arguments, Runtime, ToolCall, ToolDefinition,
+    toolset::{BoxFuture, Interceptor, Verdict},
+};
 
 /// Asks before calls to destructive or open-world tools; lets the others through.
 struct AskFirst;

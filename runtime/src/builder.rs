@@ -171,8 +171,8 @@ impl RuntimeBuilder {
     }
 
     /// How many calls may wait for a place to run; a call past them fails at once as
-    /// [`CallError::Overloaded`] (retryable) instead of waiting. Default:
-    /// [`QUEUED_CALLS_PER_SLOT`](crate::QUEUED_CALLS_PER_SLOT) per call that may run at once.
+    /// [`CallError::Overloaded`](crate::CallError::Overloaded) (retryable) instead of waiting. Default:
+    /// [`QUEUED_CALLS_PER_SLOT`](crate::limits::QUEUED_CALLS_PER_SLOT) per call that may run at once.
     /// `0` refuses every call that cannot run at once.
     pub fn max_queued_calls(mut self, calls: u32) -> Self {
         self.max_queued_calls = Some(calls);
@@ -181,14 +181,14 @@ impl RuntimeBuilder {
 
     /// How many bytes of arguments the waiting calls may hold together (each waits with its
     /// arguments as compact JSON text, never parsed); a call past them fails at once as
-    /// [`CallError::Overloaded`]. Default:
-    /// [`DEFAULT_MAX_QUEUED_BYTES`](crate::DEFAULT_MAX_QUEUED_BYTES).
+    /// [`CallError::Overloaded`](crate::CallError::Overloaded). Default:
+    /// [`DEFAULT_MAX_QUEUED_BYTES`](crate::limits::DEFAULT_MAX_QUEUED_BYTES).
     pub fn max_queued_bytes(mut self, bytes: u64) -> Self {
         self.max_queued_bytes = Some(bytes);
         self
     }
 
-    /// Lets per-call [`LimitOverrides`] ([`ToolCall::with_limits`]) raise a tool's limits.
+    /// Lets per-call [`LimitOverrides`] ([`ToolCall::with_limits`](crate::ToolCall::with_limits)) raise a tool's limits.
     /// By default the operator's limits (the runtime's defaults, [`Self::tool_limits`] and
     /// the policy file) are a ceiling: a per-call override can only lower them, so an
     /// embedding that forwards user input cannot be talked into more fuel, time or memory.
@@ -218,7 +218,7 @@ impl RuntimeBuilder {
 
     /// How deep calls from tool to tool (code mode, `call_tools`) may nest: with 1 a tool may
     /// call others, which may not call any; a call past it fails as
-    /// [`CallError::DepthLimit`]. `0` refuses every such call. Default:
+    /// [`CallError::DepthLimit`](crate::CallError::DepthLimit). `0` refuses every such call. Default:
     /// [`DEFAULT_MAX_CALL_DEPTH`]. With pooling and a policy that lets some tool call others,
     /// each concurrent call gets `depth + 1` instance slots, one per level it may reach.
     pub fn max_call_depth(mut self, depth: u32) -> Self {
@@ -229,7 +229,7 @@ impl RuntimeBuilder {
     /// A credential of the host itself (a server's bearer token, an exporter's header
     /// value) that no tool may be granted: a tool with an environment variable whose value
     /// holds it is refused at load, whatever the policy says. (The host variables
-    /// [`RESERVED_HOST_VARIABLES`](crate::RESERVED_HOST_VARIABLES) are refused by name
+    /// [`RESERVED_HOST_VARIABLES`](crate::policy::RESERVED_HOST_VARIABLES) are refused by name
     /// anyway.)
     pub fn host_secret(mut self, secret: impl Into<String>) -> Self {
         let secret = secret.into();
@@ -252,7 +252,7 @@ impl RuntimeBuilder {
     /// When a tools folder cannot be read, its policy file is invalid, or the engine cannot
     /// start. A component that cannot be loaded (corrupt, a core module, another world, bad
     /// metadata, a duplicate name, grants that cannot be resolved or that are unsafe
-    /// together) becomes a [`LoadDiagnostic`] instead.
+    /// together) becomes a [`LoadDiagnostic`](crate::load::LoadDiagnostic) instead.
     pub async fn build(self) -> Result<Runtime, RuntimeError> {
         let recipe = Arc::new(Recipe {
             sources: self.sources,

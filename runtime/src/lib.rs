@@ -7,10 +7,11 @@
 //!
 //! 1. the arguments are parsed (JSON text or a value) and held to a size limit;
 //! 2. they are validated against the tool's JSON Schema before the tool runs;
-//! 3. the tool runs under fuel, a deadline, a memory cap and an output cap, with no
-//!    filesystem, network, environment or arguments;
+//! 3. the tool runs under fuel, a deadline, a memory cap and an output cap ([`Limits`]), with
+//!    no filesystem, network, environment or arguments beyond what the operator's [`Policy`]
+//!    grants it;
 //! 4. the outcome, whatever it is, becomes a [`ToolOutput`]: content for the model, a typed
-//!    [`CallError`] when it failed, and [`Usage`].
+//!    [`CallError`] when it failed, and its usage.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), toolcell_runtime::RuntimeError> {
@@ -24,41 +25,80 @@
 //! println!("{}", output.content); // {"value":4.0}, or an error message for the model
 //! # Ok(()) }
 //! ```
+//!
+//! Whatever a call asks for, the answer is an output, never a panic or an `Err`: here a
+//! runtime with no tools, and a model that names one anyway.
+//!
+//! ```
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! use toolcell_runtime::{CallError, Runtime, ToolCall};
+//!
+//! let runtime = Runtime::builder().build().await?;
+//! let output = runtime.call(ToolCall::new("call_1", "calculator", r#"{"expression": "2 + 2"}"#)).await;
+//! assert!(matches!(output.error, Some(CallError::UnknownTool { .. })));
+//! assert!(output.content.starts_with("There is no tool named `calculator`"));
+//! # Ok::<(), toolcell_runtime::RuntimeError>(())
+//! # }).unwrap();
+//! ```
+//!
+//! The root holds what every embedding names; the rest is in modules:
+//! [`tool`] (definitions, calls, outputs, errors), [`limits`] (per call and per runtime),
+//! [`policy`] (grants and secrets), [`load`] (what loading reports), [`formats`] (model
+//! providers' shapes), [`toolset`] (a runtime as one agent run sees it), [`metrics`] and
+//! [`trace`].
 
 #![deny(unsafe_code)]
 
 mod bindings;
 mod builder;
 mod call;
-mod formats;
-mod load;
 mod observe;
-mod policy;
 mod redact;
 mod runtime;
 mod sandbox;
-mod tool;
-mod toolset;
 
-pub use builder::{DEFAULT_MAX_CALL_DEPTH, RuntimeBuilder};
-pub use call::admission::{
-    DEFAULT_MAX_QUEUED_BYTES, QUEUED_CALLS_PER_SLOT, default_max_concurrent_calls, default_max_queued_calls,
-};
-pub use formats::{Format, FormatError, MessageError, repair, result_messages, tool_calls};
+pub mod formats;
+pub mod load;
+pub mod policy;
+pub mod tool;
+pub mod toolset;
+
+pub use builder::RuntimeBuilder;
+#[doc(inline)]
+pub use formats::Format;
+#[doc(inline)]
 pub use load::RuntimeError;
-pub use load::{LoadDiagnostic, LoadEvent};
-pub use observe::metrics::{CallsInFlight, Histogram, METER_NAME, Metrics, ToolMetrics};
-pub use policy::{
-    DirGrant, EnvGrant, EnvValue, Grants, HostPattern, MIN_SECRET_CHARS, POLICY_FILE, Policy, PolicyError, REDACTED,
-    RESERVED_HOST_VARIABLES, RequestedCapabilities, RequestedDirectory,
-};
-pub use redact::RedactingWriter;
+#[doc(inline)]
+pub use policy::Policy;
 pub use runtime::Runtime;
 /// Cancels a call started with [`Runtime::call_cancellable`] (re-exported from `tokio-util`).
 pub use tokio_util::sync::CancellationToken;
-pub use tool::definition::{MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, MAX_TITLE_CHARS, ToolAnnotations, ToolDefinition};
-pub use tool::error::{CallError, CrashReason, Violation};
-pub use tool::io::{Arguments, Diagnostics, MAX_CALL_ID_BYTES, ToolCall, ToolOutput, Usage};
 pub use tool::limits::{LimitOverrides, Limits};
-pub use tool::trace::{TraceParent, TraceParentError};
-pub use toolset::{BoxFuture, Interceptor, Retry, ToolSet, ToolSetBuilder, ToolSetError, Verdict};
+#[doc(inline)]
+pub use tool::{Arguments, CallError, ToolCall, ToolDefinition, ToolOutput};
+#[doc(inline)]
+pub use toolset::ToolSet;
+
+/// The limits of one call ([`Limits`], and [`LimitOverrides`] per tool or per call), and the
+/// defaults of the bounds a whole runtime keeps.
+pub mod limits {
+    pub use crate::builder::DEFAULT_MAX_CALL_DEPTH;
+    pub use crate::call::admission::{
+        DEFAULT_MAX_QUEUED_BYTES, QUEUED_CALLS_PER_SLOT, default_max_concurrent_calls, default_max_queued_calls,
+    };
+    pub use crate::tool::limits::{LimitOverrides, Limits};
+}
+
+/// Calls, errors by kind, latency and fuel per tool, and calls in flight
+/// ([`Runtime::metrics`]); the same numbers go to an OpenTelemetry meter provider.
+pub mod metrics {
+    pub use crate::observe::metrics::{CallsInFlight, Histogram, METER_NAME, Metrics, ToolMetrics};
+}
+
+/// The W3C trace context a call's span continues ([`ToolCall::with_trace_parent`]).
+pub mod trace {
+    pub use crate::tool::trace::{TraceParent, TraceParentError};
+}
+
+#[cfg(test)]
+mod layout_tests;

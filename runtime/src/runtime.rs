@@ -117,14 +117,14 @@ impl Runtime {
     /// Calls, errors by kind, latency and fuel per tool since the runtime was built (counts
     /// survive reloads), and the calls in flight now. The same numbers go to an
     /// OpenTelemetry meter provider when the process installed one before building the
-    /// runtime (see [`crate::METER_NAME`]).
+    /// runtime (see [`METER_NAME`](crate::metrics::METER_NAME)).
     pub fn metrics(&self) -> Metrics {
         self.runner.version.shared.metrics.snapshot(self.calls_in_flight())
     }
 
     /// Runs one call. Never fails: whatever the model sent and however the tool behaves,
     /// the outcome is a [`ToolOutput`] (with [`ToolOutput::is_error`] and a typed
-    /// [`CallError`] when it failed). Must run inside a tokio runtime.
+    /// [`CallError`](crate::CallError) when it failed). Must run inside a tokio runtime.
     pub async fn call(&self, call: ToolCall) -> ToolOutput {
         self.runner.run_in_span(call, None, None).await
     }
@@ -132,7 +132,7 @@ impl Runtime {
     /// Runs one call, as [`Self::call`], and stops it when `cancel` is cancelled: a call
     /// waiting for a slot leaves the queue, and a running tool is stopped within one epoch
     /// tick (10 ms) whether it computes or waits in a host call. The output is then a
-    /// [`CallError::Cancelled`], and the call's slot is free for the next one.
+    /// [`CallError::Cancelled`](crate::CallError::Cancelled), and the call's slot is free for the next one.
     pub async fn call_cancellable(&self, call: ToolCall, cancel: &CancellationToken) -> ToolOutput {
         self.runner.run_in_span(call, Some(cancel), None).await
     }

@@ -3,7 +3,7 @@
 //! `Runtime::metrics`. One test: the meter provider is process-global.
 
 use serde_json::json;
-use toolcell_runtime::{Runtime, ToolCall, TraceParent};
+use toolcell_runtime::{Runtime, ToolCall, trace::TraceParent};
 use toolcell_telemetry::Otlp;
 use toolcell_tests::otlp::OtlpReceiver;
 use tracing::Instrument as _;

@@ -2,7 +2,7 @@
 //! tools that say nothing, and checked at load.
 
 use serde_json::json;
-use toolcell_runtime::{Grants, Runtime, ToolAnnotations};
+use toolcell_runtime::{Runtime, policy::Grants, tool::ToolAnnotations};
 
 use crate::common::{COMPILE_CACHE, runtime};
 

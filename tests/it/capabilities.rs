@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{Value, json};
 use toolcell_runtime::{
-    CallError, DirGrant, EnvGrant, Grants, LimitOverrides, Policy, REDACTED, Runtime, ToolCall, ToolOutput,
+    CallError, LimitOverrides, Policy, Runtime, ToolCall, ToolOutput,
+    policy::{DirGrant, EnvGrant, Grants, REDACTED},
 };
 
 use crate::common::{COMPILE_CACHE, kind, value};

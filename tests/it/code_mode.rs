@@ -3,7 +3,10 @@
 //! allows it, within the caller's time and fuel, and within bounds on depth and count.
 
 use serde_json::{Value, json};
-use toolcell_runtime::{EnvGrant, Grants, LimitOverrides, Runtime, RuntimeBuilder, ToolCall, ToolOutput};
+use toolcell_runtime::{
+    LimitOverrides, Runtime, RuntimeBuilder, ToolCall, ToolOutput,
+    policy::{EnvGrant, Grants},
+};
 
 use crate::common::{COMPILE_CACHE, call, kind, value};
 use crate::containment::benign_call_is_correct;
@@ -259,8 +262,8 @@ async fn huge_tool_names_and_call_ids_are_cut_before_spans_errors_and_nested_ids
     let runtime = runtime().await;
     let huge_name = "n".repeat(1 << 20);
     let huge_id = format!("huge-{}", "i".repeat(1 << 20));
-    let max_name = toolcell_runtime::MAX_NAME_CHARS + '…'.len_utf8();
-    let max_id = toolcell_runtime::MAX_CALL_ID_BYTES;
+    let max_name = toolcell_runtime::tool::MAX_NAME_CHARS + '…'.len_utf8();
+    let max_id = toolcell_runtime::tool::MAX_CALL_ID_BYTES;
     let calls = async {
         // From outside: a tool that does not exist, and a nested call to one (half as long, to
         // fit the caller's arguments limit) from a call with a huge id.

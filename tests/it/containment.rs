@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolcell_runtime::{CallError, CrashReason, Grants, LimitOverrides, Runtime, ToolCall};
+use toolcell_runtime::{CallError, LimitOverrides, Runtime, ToolCall, policy::Grants, tool::CrashReason};
 
 use crate::common::{COMPILE_CACHE, call, kind, runtime, value};
 
@@ -304,7 +304,7 @@ async fn one_place(max_queued_bytes: Option<u64>) -> (Runtime, toolcell_runtime:
     (runtime, busy)
 }
 
-async fn wait_for(runtime: &Runtime, until: impl Fn(toolcell_runtime::CallsInFlight) -> bool) {
+async fn wait_for(runtime: &Runtime, until: impl Fn(toolcell_runtime::metrics::CallsInFlight) -> bool) {
     for _ in 0..12_000 {
         if until(runtime.calls_in_flight()) {
             return;
@@ -354,7 +354,7 @@ async fn waiting_calls_are_bounded_by_the_bytes_of_their_arguments() {
 #[tokio::test]
 async fn the_default_queue_is_sized_to_the_places_that_run_calls() {
     let (runtime, busy) = one_place(None).await;
-    let queued = toolcell_runtime::default_max_queued_calls(1) as usize;
+    let queued = toolcell_runtime::limits::default_max_queued_calls(1) as usize;
     let waiting = echo_calls(&runtime, queued, &json!({ "text": "hi", "count": 1 }));
     wait_for(&runtime, |calls| calls.waiting == queued).await;
     let refused = runtime.call(ToolCall::new("one more", "echo", json!({ "text": "hi", "count": 1 }))).await;
@@ -381,7 +381,7 @@ async fn fd_hog_runtime(name: &str) -> (Runtime, std::path::PathBuf) {
     std::fs::write(dir.join("file.txt"), "open me").unwrap();
     let runtime = Runtime::builder()
         .component_file(toolcell_tests::FD_HOG)
-        .grant("fd_hog", Grants::new().dir(toolcell_runtime::DirGrant::read_only(&dir, "/data")))
+        .grant("fd_hog", Grants::new().dir(toolcell_runtime::policy::DirGrant::read_only(&dir, "/data")))
         .compile_cache(COMPILE_CACHE)
         .build()
         .await

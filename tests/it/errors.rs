@@ -135,7 +135,7 @@ async fn a_memory_bomb_hits_the_memory_limit() {
 #[tokio::test]
 async fn stack_overflow_is_a_crash() {
     let output = call("stack_overflow", json!({})).await;
-    assert_eq!(output.error, Some(CallError::Crashed { reason: toolcell_runtime::CrashReason::StackOverflow }));
+    assert_eq!(output.error, Some(CallError::Crashed { reason: toolcell_runtime::tool::CrashReason::StackOverflow }));
 }
 
 #[tokio::test]
@@ -149,13 +149,17 @@ async fn a_memory_fault_outside_a_recursion_is_not_taken_for_a_stack_overflow() 
         .await
         .unwrap();
     let output = runtime.call(ToolCall::new("fault", "memory_fault", json!({}))).await;
-    assert_eq!(output.error, Some(CallError::Crashed { reason: toolcell_runtime::CrashReason::Fault }), "{output:#?}");
+    assert_eq!(
+        output.error,
+        Some(CallError::Crashed { reason: toolcell_runtime::tool::CrashReason::Fault }),
+        "{output:#?}"
+    );
 }
 
 #[tokio::test]
 async fn a_panic_is_a_crash_and_its_message_stays_with_the_operator() {
     let output = call("panic", json!({})).await;
-    assert_eq!(output.error, Some(CallError::Crashed { reason: toolcell_runtime::CrashReason::Panic }));
+    assert_eq!(output.error, Some(CallError::Crashed { reason: toolcell_runtime::tool::CrashReason::Panic }));
     assert!(!output.content.contains("secret operator detail"), "{}", output.content);
     assert!(output.diagnostics.stderr.contains("secret operator detail"), "{:#?}", output.diagnostics);
     assert!(output.diagnostics.detail.is_some());
@@ -164,7 +168,7 @@ async fn a_panic_is_a_crash_and_its_message_stays_with_the_operator() {
 #[tokio::test]
 async fn an_abort_is_a_crash() {
     let output = call("abort", json!({})).await;
-    assert_eq!(output.error, Some(CallError::Crashed { reason: toolcell_runtime::CrashReason::Abort }));
+    assert_eq!(output.error, Some(CallError::Crashed { reason: toolcell_runtime::tool::CrashReason::Abort }));
 }
 
 #[tokio::test]

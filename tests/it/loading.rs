@@ -161,7 +161,7 @@ async fn only_tool_loads_the_file_named_after_it_or_else_everything() {
 #[tokio::test]
 async fn compiling_is_reported_and_reading_the_cache_is_not() {
     use std::sync::{Arc, Mutex};
-    use toolcell_runtime::LoadEvent;
+    use toolcell_runtime::load::LoadEvent;
 
     let cache = temp_dir("progress-cache");
     let load = || {

@@ -4,7 +4,10 @@
 //! needs: where the problem is, what is allowed, what to do next, and no schema jargon.
 
 use serde_json::{Value, json};
-use toolcell_runtime::{DirGrant, Grants, Runtime, ToolCall, ToolOutput};
+use toolcell_runtime::{
+    Runtime, ToolCall, ToolOutput,
+    policy::{DirGrant, Grants},
+};
 
 use crate::common::runtime;
 

@@ -6,7 +6,10 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
-use toolcell_runtime::{DirGrant, EnvGrant, Grants, Policy, Runtime, RuntimeError, ToolCall, ToolOutput};
+use toolcell_runtime::{
+    Policy, Runtime, RuntimeError, ToolCall, ToolOutput,
+    policy::{DirGrant, EnvGrant, Grants},
+};
 
 use crate::common::{COMPILE_CACHE, kind, value};
 

@@ -5,7 +5,11 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolcell_runtime::{CallError, CrashReason, EnvGrant, Grants, LimitOverrides, Runtime, ToolCall, ToolOutput};
+use toolcell_runtime::{
+    CallError, LimitOverrides, Runtime, ToolCall, ToolOutput,
+    policy::{EnvGrant, Grants},
+    tool::CrashReason,
+};
 
 use crate::common::{call, call_with, kind, runtime, standard_tools, value};
 use crate::containment::benign_call_is_correct;

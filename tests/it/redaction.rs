@@ -5,7 +5,10 @@
 use std::io::Write as _;
 
 use serde_json::{Value, json};
-use toolcell_runtime::{EnvGrant, Grants, RedactingWriter, Runtime, ToolCall, ToolOutput};
+use toolcell_runtime::{
+    Runtime, ToolCall, ToolOutput,
+    policy::{EnvGrant, Grants, RedactingWriter},
+};
 
 use crate::common::{COMPILE_CACHE, value};
 use crate::spans::{Fields, tool_call_spans_and_events};

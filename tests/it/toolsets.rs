@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use toolcell_runtime::{
-    BoxFuture, CallError, Format, Interceptor, LimitOverrides, Retry, ToolCall, ToolDefinition, ToolOutput, Verdict,
+    CallError, Format, LimitOverrides, ToolCall, ToolDefinition, ToolOutput,
+    toolset::{BoxFuture, Interceptor, Retry, Verdict},
 };
 
 use crate::common::runtime;

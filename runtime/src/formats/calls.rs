@@ -40,7 +40,7 @@ fn shape(format: Format) -> Option<Shape> {
 }
 
 /// The tool calls in a model's `message`, in order, with their arguments repaired for
-/// `format` (see [`repair`]), ready for [`Runtime::call_all`]:
+/// `format` (see [`repair`]), ready for [`Runtime::call_all`](crate::Runtime::call_all):
 /// - OpenAI Chat Completions: an assistant message with `tool_calls` (or a whole completion,
 ///   whose first choice is read); the arguments are JSON text, parsed by the runtime.
 /// - OpenAI Responses: a response (its `output`), or a list of output items; the

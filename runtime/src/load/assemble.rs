@@ -8,11 +8,12 @@ use wasmtime::Engine;
 
 use super::cache::CompileCache;
 use super::component::{self, FileIdentity, LoadedTool, NotLoaded, Prepared, Read};
+use super::component::{LoadDiagnostic, LoadEvent};
+use super::error::RuntimeError;
 use super::grants::{check_fits_pool, grant_access, protected_paths, refuse_unsafe_grants, report_uncallable};
 use super::metadata::load_tool;
 use super::sources::{Input, Snapshot, read_snapshot};
 use super::version::{Recipe, Shared, Version};
-use super::{LoadDiagnostic, LoadEvent, RuntimeError};
 use crate::observe::spans;
 use crate::policy::Policy;
 use crate::sandbox::link::Linkers;

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use crate::policy::PolicyError;
 
-/// Why a [`Runtime`] could not be built. Problems with individual components are not
-/// errors: they become [`LoadDiagnostic`]s and the other tools load.
+/// Why a [`Runtime`](crate::Runtime) could not be built. Problems with individual components are not
+/// errors: they become [`LoadDiagnostic`](super::LoadDiagnostic)s and the other tools load.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum RuntimeError {
@@ -20,7 +20,7 @@ pub enum RuntimeError {
     /// The WebAssembly engine could not be created.
     #[error("cannot create the WebAssembly engine: {0}")]
     Engine(String),
-    /// The pool of instance slots asked for with [`RuntimeBuilder::pooling`] could not be
+    /// The pool of instance slots asked for with [`RuntimeBuilder::pooling`](crate::RuntimeBuilder::pooling) could not be
     /// created, typically because its address space cannot be reserved.
     #[error(
         "cannot create a pool of {slots} instance slots: {reason}. Ask for fewer slots, allow the \

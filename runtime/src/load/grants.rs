@@ -4,10 +4,11 @@
 use std::collections::BTreeMap;
 
 use super::cache;
+use super::component::LoadDiagnostic;
 use super::component::LoadedTool;
+use super::error::RuntimeError;
 use super::version::Source;
 use super::version::{Recipe, Shared, ToolEntry, Version};
-use super::{LoadDiagnostic, RuntimeError};
 use crate::policy::{Access, GrantedDir, OpenDir, Policy, Protected, ProtectedKind, exposes, overlapping_grants};
 use crate::sandbox::engine::Pooling;
 use crate::tool::limits::Limits;

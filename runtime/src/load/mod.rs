@@ -1,11 +1,14 @@
-//! Loading: from folders, files and bytes to a version of a runtime's tools.
-//!
-//! The policy files and the components are read as one snapshot ([`sources`]); each
-//! component is compiled, or read from the authenticated compile cache ([`cache`]), and
-//! linked ([`component`]); its metadata is read once and checked ([`metadata`]); each tool
-//! gets its grants, checked against every other tool's and against what the host loads
-//! ([`grants`]); together they make a [`Version`] ([`assemble`], [`version`]). A reload
-//! does the same from the previous version, reusing what did not change.
+//! Loading: what it reports ([`LoadEvent`] while it compiles, a [`LoadDiagnostic`] for each
+//! component that did not load) and why a runtime could not be built at all
+//! ([`RuntimeError`]).
+
+// From folders, files and bytes to a version of a runtime's tools. The policy files and the
+// components are read as one snapshot (`sources`); each component is compiled, or read from
+// the authenticated compile cache (`cache`), and linked (`component`); its metadata is read
+// once and checked (`metadata`); each tool gets its grants, checked against every other
+// tool's and against what the host loads (`grants`); together they make a `Version`
+// (`assemble`, `version`). A reload does the same from the previous version, reusing what
+// did not change.
 
 mod assemble;
 pub(crate) mod cache;

@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::RuntimeError;
 use super::component::{self, Read};
+use super::error::RuntimeError;
 use super::version::{Fingerprint, Recipe, Source, Version};
 use crate::policy::{POLICY_FILE, Policy, PolicyError};
 use crate::tool::definition::is_tool_name;

@@ -6,10 +6,9 @@ use std::sync::Arc;
 
 use wasmtime::Engine;
 
-use super::LoadDiagnostic;
-use super::LoadEvent;
 use super::cache::CompileCache;
 use super::component::LoadedTool;
+use super::component::{LoadDiagnostic, LoadEvent};
 use crate::observe::metrics::{Recorder, ToolCounters};
 use crate::policy::{Access, Grants, Policy};
 use crate::sandbox::engine::{EpochTicker, Pooling};

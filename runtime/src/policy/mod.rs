@@ -5,8 +5,11 @@
 //! embedding application grants them by name. A tool's own requests
 //! ([`RequestedCapabilities`]) grant nothing.
 //!
-//! [`hosts`] matches HTTP requests against allow-list entries, [`file`] reads policy files,
-//! and [`access`] resolves a tool's grants into what its calls get.
+//! Secrets granted to tools never reach a log: [`RedactingWriter`] replaces them with
+//! [`REDACTED`] in every line written through it.
+
+// `hosts` matches HTTP requests against allow-list entries, `file` reads policy files, and
+// `access` resolves a tool's grants into what its calls get.
 
 mod access;
 mod file;
@@ -23,7 +26,7 @@ pub(crate) use self::access::{Access, GrantedDir, OpenDir, Protected, ProtectedK
 pub use self::access::{MIN_SECRET_CHARS, RESERVED_HOST_VARIABLES};
 pub use self::hosts::HostPattern;
 pub(crate) use self::hosts::{Scheme, canonical_address};
-pub use crate::redact::REDACTED;
+pub use crate::redact::{REDACTED, RedactingWriter};
 use crate::tool::limits::LimitOverrides;
 
 /// The name of the policy file a tools folder may hold.

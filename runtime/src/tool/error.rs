@@ -10,7 +10,7 @@ pub use toolcell_schema::Violation;
 /// Every kind has a default [`retryable`](Self::retryable) flag and a model-facing message
 /// ([`Display`](fmt::Display)) that says what happened and what to do next. Nothing in the
 /// message comes from a trap, a backtrace or the guest's stderr: those are operator detail,
-/// kept in [`Diagnostics`](crate::Diagnostics) and logged with `tracing`.
+/// kept in [`Diagnostics`](crate::tool::Diagnostics) and logged with `tracing`.
 ///
 /// Serialized with a `kind` tag, e.g. `{"kind": "timeout", "limit_ms": 5000}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]

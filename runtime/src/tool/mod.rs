@@ -1,10 +1,13 @@
-//! What a tool, a call and an outcome are, as data: a tool's definition and the rules for its
-//! name ([`definition`]), its limits ([`limits`]), a call's input and output ([`io`]), the
-//! W3C trace context a call continues ([`trace`]), and why a call failed ([`error`]). Nothing
-//! here runs anything.
+//! What a tool, a call and an outcome are, as data: a tool's [`ToolDefinition`] and the rules
+//! for its name, a [`ToolCall`] and the [`ToolOutput`] it becomes, and why a call failed
+//! ([`CallError`]). Nothing here runs anything.
 
 pub(crate) mod definition;
 pub(crate) mod error;
 pub(crate) mod io;
 pub(crate) mod limits;
 pub(crate) mod trace;
+
+pub use self::definition::{MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, MAX_TITLE_CHARS, ToolAnnotations, ToolDefinition};
+pub use self::error::{CallError, CrashReason, Violation};
+pub use self::io::{Arguments, Diagnostics, MAX_CALL_ID_BYTES, ToolCall, ToolOutput, Usage};
