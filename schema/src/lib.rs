@@ -6,17 +6,18 @@
 //! the same refusals, in the same words, as a model would.
 
 mod compiled;
-mod suggest;
-mod truncate;
-mod violations;
+mod explain;
+pub mod formats;
+mod messages;
+mod view;
+mod words;
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
 pub use compiled::CompiledSchema;
-pub use suggest::{closest, nearest};
-pub use truncate::truncated;
+pub use words::{closest, nearest, truncated};
 
 /// One way a JSON value breaks a schema.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
