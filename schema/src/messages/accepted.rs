@@ -20,7 +20,8 @@ const MAX_DESCRIPTION_BYTES: usize = 150;
 /// "a string: The text to search." for a property, from its type and description.
 pub(crate) fn summary(schema: View<'_>) -> Option<String> {
     let words = accepted(schema, 0);
-    let description = schema.text("description").map(first_sentence);
+    // A blank description says nothing: no "(a string: )".
+    let description = schema.text("description").map(first_sentence).filter(|sentence| !sentence.is_empty());
     match (words, description) {
         (Some(words), Some(description)) => Some(format!("{words}: {description}")),
         (words, description) => words.or(description),
@@ -228,6 +229,10 @@ mod tests {
         assert_eq!(accepted_by(&json!({"description": "No type."})), None);
         let described = json!({"type": "string", "format": "email", "description": "Who. More."});
         assert_eq!(summary(View::new(&described, &described)).as_deref(), Some("a string: an email address: Who."));
+        let blank = json!({"type": "string", "description": " \n"});
+        assert_eq!(summary(View::new(&blank, &blank)).as_deref(), Some("a string"));
+        let nothing = json!({"description": ""});
+        assert_eq!(summary(View::new(&nothing, &nothing)), None);
     }
 
     #[test]
