@@ -60,9 +60,8 @@ impl CompiledSchema {
         if self.validator.is_valid(value) {
             return Vec::new();
         }
-        let explained = catch_unwind(AssertUnwindSafe(|| {
-            crate::violations::explain(&self.schema, self.validator.iter_errors(value))
-        }));
+        let explained =
+            catch_unwind(AssertUnwindSafe(|| crate::explain::explain(&self.schema, self.validator.iter_errors(value))));
         explained.unwrap_or_else(|_| {
             vec![Violation { pointer: String::new(), message: "the value could not be validated".to_owned() }]
         })

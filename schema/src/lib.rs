@@ -4,19 +4,25 @@
 //! The toolcell host checks every call's arguments with it before a tool runs; the guest
 //! SDK checks them with it too when a tool is tested natively, so that a native test sees
 //! the same refusals, in the same words, as a model would.
+//!
+//! Inside, `explain` picks which violations a model is told about from jsonschema's errors;
+//! `messages` writes their sentences, with `words` for values, names and counts, reading the
+//! schema through `view`; [`formats`] is the one table of the standard string formats. The
+//! expected explanations, shared with the Python and JavaScript SDKs, are in `corpus/`.
 
 mod compiled;
-mod suggest;
-mod truncate;
-mod violations;
+mod explain;
+pub mod formats;
+mod messages;
+mod view;
+mod words;
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
 pub use compiled::CompiledSchema;
-pub use suggest::{closest, nearest};
-pub use truncate::truncated;
+pub use words::{closest, nearest, truncated};
 
 /// One way a JSON value breaks a schema.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,5 +1,5 @@
 // invokeJson() refuses arguments the host would refuse, in the host's words. The expected
-// texts are the host's own (schema/src/violations.rs and its tests).
+// texts are the host's own (schema/corpus/violations.json, checked by corpus.test.js).
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

@@ -1,5 +1,5 @@
 """"Did you mean ...?": the names a model probably meant, ranked as the host ranks them
-(toolcell-schema's suggest.rs), so native messages match the host's."""
+(toolcell-schema's words/suggest.rs), so native messages match the host's."""
 
 _MAX_COMPARED_CHARS = 64  # a model can send a megabyte as a "name"
 _MIN_CONTAINED_CHARS = 3  # `to` is inside far too many names to mean anything

@@ -3,8 +3,9 @@ use, reporting each failure as jsonschema-rs (the host's validator) does, for
 `violations.explain` to put into the host's words.
 
 Checked: $ref (local), type, enum, const, the numeric, string, array and object limits,
-pattern, items, properties, required, additionalProperties, anyOf, oneOf, allOf, not.
-Others (format, prefixItems, if/then, ...) are not checked here; the host checks them.
+pattern, items, prefixItems, contains, properties, patternProperties, required,
+additionalProperties, propertyNames, anyOf, oneOf, allOf, not. Others (format, if/then,
+dependentRequired, unevaluated*, ...) are not checked here; the host checks them.
 """
 
 import re
@@ -160,14 +161,16 @@ def _string(node, value, path):
     if isinstance(node.get("maxLength"), int) and length > node["maxLength"]:
         found.append(SchemaError("maxLength", path, value, node, node["maxLength"]))
     pattern = node.get("pattern")
-    if isinstance(pattern, str):
-        try:
-            matched = re.search(pattern, value) is not None
-        except re.error:
-            matched = True  # a pattern Python cannot read is the host's to check
-        if not matched:
-            found.append(SchemaError("pattern", path, value, node, pattern))
+    if isinstance(pattern, str) and not _matches(pattern, value):
+        found.append(SchemaError("pattern", path, value, node, pattern))
     return found
+
+
+def _matches(pattern, text):
+    try:
+        return re.search(pattern, text) is not None
+    except re.error:
+        return True  # a pattern Python cannot read is the host's to check
 
 
 def _array(root, node, value, path):
@@ -178,10 +181,14 @@ def _array(root, node, value, path):
     if node.get("uniqueItems") is True:
         if any(json_equal(a, b) for i, a in enumerate(value) for b in value[i + 1 :]):
             found.append(SchemaError("uniqueItems", path, value, node))
+    prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else []
     items = node.get("items")
-    if items is not None:
-        for index, item in enumerate(value):
-            found += errors(root, item, items, child_pointer(path, index))
+    for index, item in enumerate(value):
+        schema = prefix[index] if index < len(prefix) else items
+        if schema is not None:
+            found += errors(root, item, schema, child_pointer(path, index))
+    if "contains" in node and not any(not errors(root, item, node["contains"]) for item in value):
+        found.append(SchemaError("contains", path, value, node))
     return found
 
 
@@ -194,17 +201,46 @@ def _object(root, node, value, path):
     for keyword, failed in (("minProperties", lambda n: len(value) < n), ("maxProperties", lambda n: len(value) > n)):
         if isinstance(node.get(keyword), int) and failed(node[keyword]):
             found.append(SchemaError(keyword, path, value, node, node[keyword]))
+    patterns = node.get("patternProperties") if isinstance(node.get("patternProperties"), dict) else {}
+    extra = []
     for name, item in value.items():
-        if name in properties:
-            found += errors(root, item, properties[name], child_pointer(path, name))
-    extra = [name for name in value if name not in properties]
+        pointer = child_pointer(path, name)
+        declared = name in properties
+        if declared:
+            found += errors(root, item, properties[name], pointer)
+        for pattern, schema in patterns.items():
+            if _matches(pattern, name):
+                declared = True
+                found += errors(root, item, schema, pointer)
+        if not declared:
+            extra.append(name)
     additional = node.get("additionalProperties")
-    if extra and additional is False:
+    if extra and additional is False and "properties" not in node and "patternProperties" not in node:
+        # With nothing declared, the host's validator reports `false` at the object, about
+        # its first value, rather than naming the properties.
+        found.append(SchemaError("false", path, value[extra[0]], node))
+    elif extra and additional is False:
         found.append(SchemaError("additionalProperties", path, value, node, extra))
     elif extra and isinstance(additional, dict):
         for name in extra:
             found += errors(root, value[name], additional, child_pointer(path, name))
+    found += _property_names(root, node, value, path)
     return found
+
+
+def _property_names(root, node, value, path):
+    """`propertyNames: false` is `false` at a non-empty object; otherwise every error of every
+    name, each reported at the object (`detail` holds the name's own error)."""
+    names = node.get("propertyNames", True)
+    if names is False:
+        return [SchemaError("false", path, value, node)] if value else []
+    if not isinstance(names, dict):
+        return []
+    return [
+        SchemaError("propertyNames", path, value, node, inner)
+        for name in value
+        for inner in errors(root, name, names, path)
+    ]
 
 
 def _combinators(root, node, value, path, hops):

@@ -1,12 +1,14 @@
 """Plain-language explanations of how arguments break a tool's schema, in the host's words.
 
-A port of the common paths of toolcell-schema's `violations.rs` and `ArgumentsReport`, so
-that a native test sees the refusal a model would read: "- /count: must be at least 1; got 0".
+A port of the common paths of toolcell-schema's explainer (schema/src/explain.rs, messages/
+and words/) and `ArgumentsReport`, so that a native test sees the refusal a model would read:
+"- /count: must be at least 1; got 0". tests/test_corpus.py holds it to the host's words, on
+the corpus shared with the host (schema/corpus/).
 """
 
 import json
 
-from . import suggest
+from . import formats, suggest
 from .validate import TYPE_ORDER, child_pointer, resolve_ref
 
 MAX_VIOLATIONS = 20
@@ -108,6 +110,15 @@ class _Explainer:
             self.push(at, f"{name} is missing: it is required ({summary})" if summary else f"{name} is missing: it is required")
         elif kind == "type":
             self.push(at, _expected_message(error.detail, self.view(error), error.instance))
+        elif kind == "contains":
+            wanted = self.view(error).child("contains")
+            wanted = wanted.words(0) if wanted is not None else None
+            if wanted:
+                self.push(at, f"must contain enough items that are {wanted}")
+            else:
+                self.push(at, "must contain enough items of the required kind")
+        elif kind == "propertyNames":
+            self.describe_property_name(at, error.detail, depth)
         else:
             self.push(at, _plain_message(error))
 
@@ -131,6 +142,19 @@ class _Explainer:
                 self.push(tag[0].path, _not_allowed_message(tag[0].instance, tag[1], []))
             else:
                 self.describe_branch(at, _best_branch(fitting), depth + 1)
+
+    def describe_property_name(self, at, inner, depth):
+        """A property name that breaks `propertyNames`: the name is described as a value, then
+        reported at the object."""
+        name = _subject(inner.instance)
+        start = len(self.found)
+        if depth < _MAX_NESTING:
+            self.describe(inner, depth + 1)
+        if len(self.found) == start:
+            self.push(at, f"the field name {name} is not allowed")
+            return
+        for index in range(start, len(self.found)):
+            self.found[index] = (at, f"the field name {name} is not allowed: {self.found[index][1]}")
 
     def describe_branch(self, at, branch, depth):
         if not branch:
@@ -433,6 +457,9 @@ def _number_words(noun, view, integer):
 def _string_words(view):
     if view is None:
         return "a string"
+    format_words = formats.words(view.text("format"))
+    if format_words is not None:
+        return f"a string: {format_words}"
     low, high = view.count("minLength"), view.count("maxLength")
     low = low if low else None
     if low == 1 and high is not None:

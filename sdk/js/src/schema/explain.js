@@ -1,10 +1,13 @@
 // Plain-language explanations of how arguments break a schema, for the model that has to fix
-// the call: the host's explainer (schema/src/violations.rs) ported for the keywords
+// the call: the host's explainer (schema/src/explain.rs, messages/) ported for the keywords
 // validate.js checks, so that native tests see the host's exact messages. It descends into
 // the alternative a value was most likely meant for, lists allowed values with a "did you
 // mean", names unknown and missing properties, and says every limit in words.
+// test/corpus.test.js holds it to the host's words, on the corpus shared with the host
+// (schema/corpus/).
 
 import { closest, nearest } from "./suggest.js";
+import { formatWords, integerRange } from "./formats.js";
 import { lookup } from "./refs.js";
 import { childPointer, jsonEqual } from "./validate.js";
 import {
@@ -31,7 +34,7 @@ const MAX_VALUES_KEPT = 1000;
 const MAX_LISTED_NAMES = 24;
 const MAX_DUPLICATE_SEARCH = 64;
 /** The host's order of JSON types (jsonschema's `JsonType`), for stable messages. */
-const TYPE_ORDER = ["array", "boolean", "integer", "null", "number", "object", "string"];
+const TYPE_ORDER = ["null", "boolean", "integer", "number", "string", "array", "object"];
 
 /** A schema seen through its `$ref` chain. */
 class View {
@@ -82,7 +85,8 @@ class View {
   summary() {
     const words = this.words(0);
     const description = this.text("description");
-    const sentence = description === null ? null : firstSentence(description);
+    // A blank description says nothing: no "(a string: )".
+    const sentence = description === null ? null : firstSentence(description) || null;
     if (words !== null && sentence !== null) return `${words}: ${sentence}`;
     return words ?? sentence;
   }
@@ -461,12 +465,14 @@ function typeWords(type, view) {
   }
 }
 
-/** "an integer from 1 to 10", "a non-negative integer", "a number (greater than 0)". */
+/** "an integer from 1 to 10", "a non-negative integer", "a number (greater than 0)". An
+ * integer `format` (schemars' `uint32` …) supplies the bounds the schema leaves out. */
 function numberWords(noun, view, integer) {
   const bound = (keyword) => (view ? view.number(keyword) : null);
-  const [low, high, lowExclusive, highExclusive] = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"].map(
-    bound,
-  );
+  const [impliedLow, impliedHigh] = integer && view ? integerRange(view.text("format")) : [null, null];
+  const low = bound("minimum") ?? impliedLow;
+  const high = bound("maximum") ?? impliedHigh;
+  const [lowExclusive, highExclusive] = ["exclusiveMinimum", "exclusiveMaximum"].map(bound);
   if (low !== null && high !== null && lowExclusive === null && highExclusive === null)
     return `${noun} from ${low} to ${high}`;
   if (integer && low === "0" && high === null && lowExclusive === null && highExclusive === null)
@@ -480,9 +486,11 @@ function numberWords(noun, view, integer) {
   return parts.length === 0 ? noun : `${noun} (${parts.join(" and ")})`;
 }
 
-/** "a non-empty string of at most 4096 characters". */
+/** "a non-empty string of at most 4096 characters", "a string: a date like 2024-03-10". */
 function stringWords(view) {
   if (!view) return "a string";
+  const format = formatWords(view.text("format"));
+  if (format !== null) return `a string: ${format}`;
   const min = view.count("minLength") || null;
   const max = view.count("maxLength");
   let words;

@@ -1,5 +1,5 @@
 // "Did you mean …?": the names a model probably meant, ranked exactly as the host ranks them
-// (schema/src/suggest.rs): case is ignored, a swap of two neighbouring letters is one edit,
+// (schema/src/words/suggest.rs): case is ignored, a swap of two neighbouring letters is one edit,
 // and a name containing the other (`expr` in `expression`) is close too.
 
 import { utf8Length } from "./text.js";

@@ -1,6 +1,5 @@
 // How values, names and limits are written in messages for a model. Each function mirrors
-// the host's own (schema/src/violations.rs and truncate.rs), so that a native test reads
-// the same words a model would.
+// the host's own (schema/src/words/), so that a native test reads the same words a model would.
 //
 // No `\p{…}` regexes and no Intl here: the guest engine has no ICU.
 
@@ -109,12 +108,25 @@ function isPlainName(text) {
   return text !== "" && [...text].every((char) => isAlphanumeric(char) || "_-.:/+@#".includes(char));
 }
 
+/** A value as the host's serde_json writes it: compact, object keys sorted. */
+export function json(value) {
+  if (Array.isArray(value)) return `[${value.map(json).join(",")}]`;
+  if (isObject(value)) {
+    // Not through an object: JavaScript puts integer-like keys first, whatever the order.
+    const members = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${json(value[key])}`);
+    return `{${members.join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
 /** An allowed value in a list: plain names bare, anything else as JSON, cut short. */
 export function listed(value) {
   if (typeof value === "string") {
     return isPlainName(value) ? truncated(value, MAX_LISTED_BYTES) : JSON.stringify(truncated(value, MAX_LISTED_BYTES));
   }
-  return truncated(JSON.stringify(value), MAX_LISTED_BYTES);
+  return truncated(json(value), MAX_LISTED_BYTES);
 }
 
 function isUppercase(char) {

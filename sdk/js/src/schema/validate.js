@@ -152,7 +152,11 @@ function check(root, node, value, at, errors, depth) {
       if (!declared && node.additionalProperties === false) unexpected.push(name);
       else if (!declared && isObject(node.additionalProperties)) deeper(node.additionalProperties, child, pointer);
     }
-    if (unexpected.length > 0) push("additionalProperties", { unexpected });
+    // Without `properties` or `patternProperties`, the host's validator reports `false` at the
+    // object, about its first value, rather than naming the properties.
+    const noneDeclared = node.properties === undefined && node.patternProperties === undefined;
+    if (unexpected.length > 0 && noneDeclared) push("false", { value: value[unexpected[0]] });
+    else if (unexpected.length > 0) push("additionalProperties", { unexpected });
     for (const property of Array.isArray(node.required) ? node.required : []) {
       if (!Object.hasOwn(value, property)) push("required", { property });
     }
@@ -161,10 +165,12 @@ function check(root, node, value, at, errors, depth) {
       push("minProperties", { limit: node.minProperties });
     if (typeof node.maxProperties === "number" && count > node.maxProperties)
       push("maxProperties", { limit: node.maxProperties });
-    if (node.propertyNames !== undefined) {
+    // `propertyNames: false` is the host's `false` at the object; otherwise every error of
+    // every name is reported.
+    if (node.propertyNames === false && count > 0) push("false");
+    else if (node.propertyNames !== undefined) {
       for (const name of Object.keys(value)) {
-        const [inner] = branchErrorsOf(root, node.propertyNames, name, depth);
-        if (inner) push("propertyNames", { inner });
+        for (const inner of branchErrorsOf(root, node.propertyNames, name, depth)) push("propertyNames", { inner });
       }
     }
   }
