@@ -594,7 +594,7 @@ fn no_such_tool(runtime: &Runtime, tool: &str) -> String {
         return format!("there is no tool named `{tool}`: no tool is loaded");
     }
     let mut message = format!("there is no tool named `{tool}`");
-    if let Some(best) = toolcell_schema::closest(tool, names.iter().copied(), 1).first() {
+    if let Some(best) = toolcell_schema::words::closest(tool, names.iter().copied(), 1).first() {
         message.push_str(&format!("; did you mean `{best}`?"));
     }
     message.push_str(&format!(" Available: {}", names.join(", ")));
@@ -614,7 +614,7 @@ fn not_a_file(path: &Path) -> String {
         .filter(|name| name.ends_with(".wasm"))
         .collect();
     let wanted = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
-    if let Some(best) = toolcell_schema::closest(&wanted, names.iter().map(String::as_str), 1).first() {
+    if let Some(best) = toolcell_schema::words::closest(&wanted, names.iter().map(String::as_str), 1).first() {
         message.push_str(&format!("; did you mean {}?", folder.join(best).display()));
     }
     message

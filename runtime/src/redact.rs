@@ -16,7 +16,7 @@ use std::io::Write;
 use std::sync::{Arc, LazyLock, PoisonError, RwLock};
 
 use serde_json::Value;
-use toolcell_schema::truncated;
+use toolcell_schema::words::truncated;
 
 /// What a secret is replaced with wherever the host reports text.
 pub const REDACTED: &str = "[REDACTED]";

@@ -6,7 +6,7 @@
 //! the same refusals, in the same words, as a model would.
 //!
 //! Inside, `explain` picks which violations a model is told about from jsonschema's errors;
-//! `messages` writes their sentences, with `words` for values, names and counts, reading the
+//! `messages` writes their sentences, with [`words`] for values, names and counts, reading the
 //! schema through `view`; [`formats`] is the one table of the standard string formats. The
 //! expected explanations, shared with the Python and JavaScript SDKs, are in `corpus/`.
 
@@ -15,7 +15,7 @@ mod explain;
 pub mod formats;
 mod messages;
 mod view;
-mod words;
+pub mod words;
 
 use std::fmt;
 

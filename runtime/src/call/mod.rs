@@ -34,7 +34,7 @@ use crate::tool::definition::ToolDefinition;
 use crate::tool::error::CallError;
 use crate::tool::io::{Arguments, Diagnostics, ToolCall, ToolOutput, Usage, cut_name};
 use crate::tool::limits::{LimitOverrides, Limits};
-use toolcell_schema::closest;
+use toolcell_schema::words::closest;
 
 /// What every call of every version of a runtime shares: the places to run, the network's
 /// bounds, how deep calls may nest.

@@ -10,7 +10,7 @@ use crate::sandbox::http::HttpEvents;
 use crate::tool::error::CallError;
 use crate::tool::io::{Diagnostics, ToolCall, ToolOutput, Usage};
 use crate::tool::limits::Limits;
-use toolcell_schema::truncated;
+use toolcell_schema::words::truncated;
 
 /// Turns how the run ended into the result for the model, or the error that explains it;
 /// the result is checked as redacted with `redactor`.

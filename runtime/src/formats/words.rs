@@ -2,6 +2,8 @@
 //! rule in the property's description, and the runtime still enforces it.
 
 use serde_json::{Map, Value};
+use toolcell_schema::formats;
+use toolcell_schema::words::count_of;
 
 /// The keywords of `moved` (taken out of `schema`) in sentences; keywords that constrain
 /// nothing a model needs to know (annotations, `format`s the runtime does not check) say
@@ -38,18 +40,18 @@ const RANGES: &[(&str, &str, &str)] = &[
 
 /// `1 character`, `3 characters`, or the bare number.
 fn counted(value: &Value, unit: &str) -> String {
-    match unit {
-        "" => value.to_string(),
-        "entry" if value != &Value::from(1) => format!("{value} entries"),
-        unit if value != &Value::from(1) => format!("{value} {unit}s"),
-        unit => format!("{value} {unit}"),
+    match (value.as_u64(), unit) {
+        (_, "") => value.to_string(),
+        (Some(count), unit) => count_of(count, unit),
+        (None, "entry") => format!("{value} entries"),
+        (None, unit) => format!("{value} {unit}s"),
     }
 }
 
 fn sentence(keyword: &str, value: &Value, schema: &Map<String, Value>) -> Option<String> {
     let sentence = match keyword {
         "pattern" => format!("Must match the regular expression `{}`.", value.as_str()?),
-        "format" => format!("Format: {}.", value.as_str().filter(|format| is_checked_format(format))?),
+        "format" => format!("Format: {}.", value.as_str().filter(|format| formats::is_standard(format))?),
         "exclusiveMinimum" => format!("Greater than {value}."),
         "exclusiveMaximum" => format!("Less than {value}."),
         "multipleOf" => format!("A multiple of {value}."),
@@ -69,34 +71,6 @@ fn mentions_default(schema: &Map<String, Value>) -> bool {
 fn examples(value: &Value) -> Option<String> {
     let examples: Vec<String> = value.as_array()?.iter().take(3).map(Value::to_string).collect();
     (!examples.is_empty()).then(|| examples.join(", "))
-}
-
-/// The `format`s of JSON Schema 2020-12's format vocabulary. Others (`uint`, `double`, ...,
-/// which schemars writes for Rust integer and float types) are not checked by the runtime and
-/// repeat what the type and bounds say, so they are dropped rather than described.
-pub(crate) fn is_checked_format(format: &str) -> bool {
-    matches!(
-        format,
-        "date-time"
-            | "date"
-            | "time"
-            | "duration"
-            | "email"
-            | "idn-email"
-            | "hostname"
-            | "idn-hostname"
-            | "ipv4"
-            | "ipv6"
-            | "uri"
-            | "uri-reference"
-            | "iri"
-            | "iri-reference"
-            | "uuid"
-            | "uri-template"
-            | "json-pointer"
-            | "relative-json-pointer"
-            | "regex"
-    )
 }
 
 /// `description` with `sentences` appended.

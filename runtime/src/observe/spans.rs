@@ -24,7 +24,7 @@ use crate::tool::definition::ToolDefinition;
 use crate::tool::error::CallError;
 use crate::tool::io::{Arguments, ToolOutput};
 use crate::tool::trace::TraceParent;
-use toolcell_schema::truncated;
+use toolcell_schema::words::truncated;
 
 /// The most of an input or output value a span carries; the rest is cut, marked with `…`.
 pub(crate) const MAX_VALUE_BYTES: usize = 16 * 1024;

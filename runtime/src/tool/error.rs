@@ -1,9 +1,10 @@
 //! Everything that can go wrong in a call, as data a model can act on.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
 pub use toolcell_schema::Violation;
+use toolcell_schema::words::{code_list, human_bytes};
 
 /// Why a call did not produce a result.
 ///
@@ -310,7 +311,7 @@ impl fmt::Display for CallError {
                 if available.is_empty() {
                     write!(f, " No tools are available.")
                 } else {
-                    write!(f, " Available tools: {}. Call one of them by its exact name.", quoted_list(available))
+                    write!(f, " Available tools: {}. Call one of them by its exact name.", code_list(available))
                 }
             }
             Self::MalformedArguments { error, line, column } => write!(
@@ -395,7 +396,7 @@ impl fmt::Display for CallError {
                          tool for HTTP again; tell the user or use another tool."
                     )?;
                 } else {
-                    write!(f, " This tool may reach {}; use a URL there.", quoted_list(allowed))?;
+                    write!(f, " This tool may reach {}; use a URL there.", code_list(allowed))?;
                 }
                 match grant {
                     Some(grant) => write!(
@@ -440,7 +441,7 @@ impl fmt::Display for CallError {
                 f,
                 "Tool `{caller}` may not call `{tool}`, so it was not run; it may call {}. Use one of those, or call \
                  `{tool}` directly. (An operator can allow it by adding \"{tool}\" to `call_tools` for `{caller}`.)",
-                quoted_list(allowed)
+                code_list(allowed)
             ),
             Self::DepthLimit { limit } => write!(
                 f,
@@ -465,45 +466,9 @@ impl fmt::Display for CallError {
     }
 }
 
-fn quoted_list(names: &[String]) -> String {
-    let mut list = String::new();
-    for (i, name) in names.iter().enumerate() {
-        if i > 0 {
-            list.push_str(", ");
-        }
-        let _ = write!(list, "`{name}`");
-    }
-    list
-}
-
-/// `64 MiB`, `1.5 KiB`, `10 bytes`.
-pub(crate) fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
-    if bytes < 1024 {
-        return format!("{bytes} bytes");
-    }
-    let mut value = bytes as f64;
-    let mut unit = "bytes";
-    for next in UNITS {
-        if value < 1024.0 {
-            break;
-        }
-        value /= 1024.0;
-        unit = next;
-    }
-    if value.fract() == 0.0 { format!("{value:.0} {unit}") } else { format!("{value:.1} {unit}") }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn human_bytes_picks_the_largest_whole_unit() {
-        assert_eq!(human_bytes(10), "10 bytes");
-        assert_eq!(human_bytes(1536), "1.5 KiB");
-        assert_eq!(human_bytes(64 << 20), "64 MiB");
-    }
 
     #[test]
     fn serializes_with_a_kind_tag() {

@@ -1,5 +1,6 @@
-//! How values, names and counts are written in messages for a model: `the string "5"`,
-//! `` `expr` ``, `3 entries`, `a, b or c`. The sentences themselves are in `messages`.
+//! How values, names, sizes and counts are written in messages for a model: `the string "5"`,
+//! `` `expr` ``, `3 entries`, `a, b or c`, `64 MiB`. The one place for these words: the
+//! explainer's sentences use them, and so do the runtime's errors and provider formats.
 
 mod suggest;
 mod truncate;
@@ -16,7 +17,7 @@ const MAX_QUOTED_BYTES: usize = 60;
 const MAX_LISTED_BYTES: usize = 40;
 
 /// "a, b or c".
-pub(crate) fn join_or(words: &[String]) -> String {
+pub fn join_or(words: &[String]) -> String {
     match words {
         [] => String::new(),
         [only] => only.clone(),
@@ -25,12 +26,35 @@ pub(crate) fn join_or(words: &[String]) -> String {
 }
 
 /// "1 character", "3 entries".
-pub(crate) fn count_of(count: u64, unit: &str) -> String {
+pub fn count_of(count: u64, unit: &str) -> String {
     match (count, unit) {
         (1, _) => format!("1 {unit}"),
         (_, "entry") => format!("{count} entries"),
         _ => format!("{count} {unit}s"),
     }
+}
+
+/// "`a`, `b`, `c`": names as code, in order.
+pub fn code_list(names: &[String]) -> String {
+    names.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ")
+}
+
+/// `64 MiB`, `1.5 KiB`, `10 bytes`.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} bytes");
+    }
+    let mut value = bytes as f64;
+    let mut unit = "bytes";
+    for next in UNITS {
+        if value < 1024.0 {
+            break;
+        }
+        value /= 1024.0;
+        unit = next;
+    }
+    if value.fract() == 0.0 { format!("{value:.0} {unit}") } else { format!("{value:.1} {unit}") }
 }
 
 /// "it" or "them", for `count` things.
@@ -114,6 +138,19 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn human_bytes_picks_the_largest_whole_unit() {
+        assert_eq!(human_bytes(10), "10 bytes");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(64 << 20), "64 MiB");
+    }
+
+    #[test]
+    fn code_lists_quote_each_name() {
+        assert_eq!(code_list(&["a".into(), "b".into()]), "`a`, `b`");
+        assert_eq!(code_list(&[]), "");
+    }
 
     #[test]
     fn lists_read_as_sentences() {
