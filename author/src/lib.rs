@@ -4,6 +4,8 @@
 //! Checking that a component loads as a tool is the runtime's job; the CLI does it after
 //! [`build`]. This crate only knows projects: their files and their toolchains.
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 mod javascript;
 mod python;
 mod rust;

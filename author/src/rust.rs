@@ -68,6 +68,7 @@ pub(crate) fn build(dir: &Path) -> Result<Vec<Built>, AuthorError> {
         .arg(&manifest)
         .stdout(Stdio::piped());
     let mut child = command.spawn().map_err(|source| AuthorError::Spawn { program: "cargo".to_owned(), source })?;
+    #[expect(clippy::expect_used, reason = "stdout is piped just above")]
     let stdout = child.stdout.take().expect("stdout is piped");
     let components = read_components(BufReader::new(stdout));
     let status = child.wait().map_err(|source| AuthorError::Spawn { program: "cargo".to_owned(), source })?;

@@ -38,6 +38,7 @@ pub(crate) fn template_files(sdk_dir: &Path, values: &[(&str, &str)]) -> Result<
             }
             let text =
                 std::fs::read_to_string(&path).map_err(|source| AuthorError::Io { path: path.clone(), source })?;
+            #[expect(clippy::expect_used, reason = "the walk starts at the template folder")]
             let relative = path.strip_prefix(&template).expect("walked from the template folder");
             files.push((PathBuf::from(fill(&relative.to_string_lossy())), fill(&text)));
         }

@@ -18,7 +18,10 @@ use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Value, json};
-use toolcell_runtime::{LimitOverrides, Runtime, ToolCall, ToolOutput, policy::{DirGrant, Grants}};
+use toolcell_runtime::{
+    LimitOverrides, Runtime, ToolCall, ToolOutput,
+    policy::{DirGrant, Grants},
+};
 
 const TOOLS: [&str; 7] = ["calculator", "json_query", "regex", "datetime", "unit_convert", "files", "http_fetch"];
 

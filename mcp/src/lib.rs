@@ -13,6 +13,8 @@
 //! [`Runtime`]: toolcell_runtime::Runtime
 //! [`Runtime::call_cancellable`]: toolcell_runtime::Runtime::call_cancellable
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 mod body;
 mod catalog;
 mod conn;

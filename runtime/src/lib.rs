@@ -47,6 +47,7 @@
 //! providers' shapes), [`toolset`] (a runtime as one agent run sees it), [`metrics`] and
 //! [`trace`].
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 #![deny(unsafe_code)]
 
 mod bindings;

@@ -23,7 +23,7 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// What an [`Interceptor`] decides about a call before it runs.
 // One per call, moved once and matched at once: boxing the call would cost an allocation for
 // nothing, and change the API.
-#[allow(clippy::large_enum_variant)]
+#[expect(clippy::large_enum_variant, reason = "one per call, moved once and matched at once")]
 #[derive(Debug)]
 pub enum Verdict {
     /// Run this call: the one given, or a rewritten one (its arguments are validated after).

@@ -10,6 +10,8 @@
 //! schema through `view`; [`formats`] is the one table of the standard string formats. The
 //! expected explanations, shared with the Python and JavaScript SDKs, are in `corpus/`.
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 mod compiled;
 mod explain;
 pub mod formats;

@@ -21,6 +21,8 @@
 //! # Ok(()) }
 //! ```
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::HashMap;
 use std::time::Duration;
 

@@ -8,7 +8,7 @@ use crate::common::{call, call_with, runtime, value};
 
 /// The test that covers each guest. `foreach_guest!` turns a guest missing here into a
 /// compile error, so no guest is built without being exercised.
-#[allow(non_upper_case_globals, dead_code)]
+#[expect(non_upper_case_globals, reason = "named after the guests")]
 mod covered_by {
     pub const abort: &str = "errors::an_abort_is_a_crash";
     pub const annotated: &str = "annotations::a_tool_declares_a_title_and_every_hint";

@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 /// One span as received.
 #[derive(Debug, Clone)]
 pub struct ReceivedSpan {
+    /// The span's name.
     pub name: String,
     /// 32 hex digits.
     pub trace_id: String,
@@ -28,21 +29,28 @@ pub struct ReceivedSpan {
     pub parent_span_id: String,
     /// 0 unset, 1 ok, 2 error.
     pub status_code: i32,
+    /// The status description.
     pub status_message: String,
+    /// The span's attributes, as JSON values.
     pub attributes: Map<String, Value>,
+    /// The attributes of the resource that sent it.
     pub resource: Map<String, Value>,
 }
 
 /// One data point of one metric, as received.
 #[derive(Debug, Clone)]
 pub struct ReceivedPoint {
+    /// The metric's name.
     pub metric: String,
+    /// The metric's unit.
     pub unit: String,
+    /// The point's attributes, as JSON values.
     pub attributes: Map<String, Value>,
     /// A sum's value, or a histogram's sum.
     pub value: f64,
     /// A histogram's count and buckets.
     pub count: u64,
+    /// A histogram's count in each bucket.
     pub bucket_counts: Vec<u64>,
 }
 

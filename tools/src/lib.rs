@@ -8,6 +8,8 @@
 //! binary that embeds them. The per-tool constants (e.g. [`CALCULATOR`]) are the paths of
 //! the individual files.
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 /// A tools folder holding the eight standard tools and their policy file.
 pub const DIR: &str = concat!(env!("OUT_DIR"), "/tools");
 

@@ -6,6 +6,8 @@
 //! shared by every profile, or [`GUEST_TARGET_DIR_VAR`]), so it never waits on the outer
 //! build's lock and rebuilds only what changed.
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::BTreeSet;
 use std::env;
 use std::ffi::{OsStr, OsString};
@@ -75,6 +77,7 @@ impl GuestBuild {
     ///
     /// Panics with instructions when the target is missing or the build fails: a build
     /// script has no better way to report it.
+    #[expect(clippy::expect_used, reason = "it runs in build scripts, which report a failure by panicking")]
     pub fn run(self, out_subdir: &str, rename: impl Fn(&str) -> String) -> Vec<Artifact> {
         let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR is set for build scripts"));
         let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR is set"));
@@ -199,13 +202,18 @@ pub fn read_components(messages: impl BufRead) -> Vec<Component> {
     components
 }
 
-/// Writes `pub const NAME: &str = "path";` for each artifact, NAME being its file stem in
+/// Writes `pub const NAME: &str = "path";` (documented) for each artifact, NAME being its file stem in
 /// upper case, for a crate to `include!`.
 pub fn path_constants(artifacts: &[Artifact]) -> String {
     let mut code = String::new();
     for artifact in artifacts {
         let stem = artifact.path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
-        let _ = writeln!(code, "pub const {}: &str = {:?};", stem.to_uppercase().replace('-', "_"), artifact.path);
+        let name = stem.to_uppercase().replace('-', "_");
+        let _ = writeln!(
+            code,
+            "/// The component `{stem}`, built for this crate.\npub const {name}: &str = {:?};",
+            artifact.path
+        );
     }
     code
 }

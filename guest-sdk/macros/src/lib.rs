@@ -1,6 +1,8 @@
 //! The attributes of `toolcell-guest`. Use them through that crate: `toolcell_guest::tool`
 //! and `toolcell_guest::json`.
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};
 use quote::{format_ident, quote, quote_spanned};

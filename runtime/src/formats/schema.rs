@@ -5,6 +5,9 @@
 //! "not given", JSON given as text). What a format cannot express moves into the
 //! description in words (see [`super::words`]); the runtime still enforces it on the
 //! original schema. What cannot be rewritten at all is an error naming the place and rule.
+//!
+//! (Long: one converter walking one schema; its rules read best beside each other, and the
+//! pure helpers at the end are a few lines each.)
 
 use std::collections::BTreeSet;
 

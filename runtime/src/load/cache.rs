@@ -169,7 +169,7 @@ fn authenticated<'a>(key: &[u8; KEY_BYTES], id: &[u8; 32], entry: &'a [u8]) -> O
 }
 
 /// Loads a component this cache serialized and authenticated.
-#[allow(unsafe_code)]
+#[expect(unsafe_code, reason = "wasmtime deserializes only from trusted bytes; these are authenticated")]
 fn deserialize(engine: &Engine, serialized: &[u8]) -> wasmtime::Result<Component> {
     // SAFETY: wasmtime requires the bytes to come from `Component::serialize` of a compatible
     // engine. They passed the MAC check with a key only this user can read, for this
@@ -240,7 +240,7 @@ fn check_private(_: &Path, _: &str) -> Result<(), String> {
 }
 
 #[cfg(unix)]
-#[allow(unsafe_code)]
+#[expect(unsafe_code, reason = "geteuid is a libc call")]
 fn effective_uid() -> u32 {
     // SAFETY: geteuid takes no arguments, touches no memory and cannot fail.
     unsafe { libc::geteuid() }

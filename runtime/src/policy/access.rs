@@ -2,6 +2,8 @@
 //! canonical and opened, environment values read from the host, secrets handed to the
 //! redactor; and the checks across tools (grants that overlap a writable one, grants that
 //! expose the compile cache).
+//!
+//! (Over 500 lines only with its tests: about 410 of code.)
 
 use std::fmt;
 use std::fs::File;

@@ -2,7 +2,7 @@
 
 use toolcell_guest::tool;
 
-#[allow(unconditional_recursion)] // the point of this guest
+#[expect(unconditional_recursion, reason = "the point of this guest")]
 fn recurse(depth: u64) -> u64 {
     std::hint::black_box(recurse(std::hint::black_box(depth + 1))) + 1
 }

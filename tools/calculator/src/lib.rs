@@ -5,6 +5,8 @@
 //! built. Every operand carries the byte span it came from, which is how errors quote the
 //! offending fragment and name its column.
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::BTreeMap;
 use std::f64::consts::{E, PI, TAU};
 
@@ -12,7 +14,6 @@ use pest::Parser as _;
 use pest::error::{ErrorVariant, InputLocation};
 use pest::iterators::Pair;
 use pest::pratt_parser::{Assoc, ConstPrattParser, Op};
-use pest_derive::Parser;
 use toolcell_guest::{ToolError, json, tool};
 
 #[cfg(test)]
@@ -65,9 +66,16 @@ pub fn calculator(
     Ok(Evaluation { value: value + 0.0 })
 }
 
-#[derive(Parser)]
-#[grammar = "calculator.pest"]
-struct ExpressionParser;
+/// The parser `calculator.pest` generates, with its `Rule`s (undocumented, so kept private).
+mod grammar {
+    use pest_derive::Parser;
+
+    #[derive(Parser)]
+    #[grammar = "calculator.pest"]
+    pub(crate) struct ExpressionParser;
+}
+
+use grammar::{ExpressionParser, Rule};
 
 /// Precedence from lowest to highest (`true` starts a new level). Signs bind looser than `^`
 /// so that -2^2 = -(2^2), and tighter than `*` so that -2 * 3 = (-2) * 3.

@@ -4,6 +4,8 @@
 //! The component has a clock but no filesystem, so time zones come from the IANA database
 //! that jiff's `tzdb-bundle-always` feature compiles into it.
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 use std::sync::LazyLock;
 
 use jiff::fmt::friendly::{Designator, FractionalUnit, Spacing, SpanPrinter};
@@ -187,7 +189,7 @@ pub struct Difference {
 // it changes nothing, so calling again has no further effect: MCP's idempotentHint holds.
 #[tool(title = "Date and Time", output_schema, read_only, idempotent, open_world = false)]
 // The parameters are the flat properties of the arguments object, one per field.
-#[allow(clippy::too_many_arguments)]
+#[expect(clippy::too_many_arguments, reason = "one parameter per property of the arguments")]
 pub fn datetime(
     /// What to do.
     operation: Operation,

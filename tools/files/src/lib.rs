@@ -18,6 +18,8 @@
 //! Output is deterministic: entries and matches are sorted by path, and paths are shown as the
 //! guest sees them.
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};

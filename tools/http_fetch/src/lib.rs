@@ -10,6 +10,8 @@
 //! natively with a fake: argument checks, redirects, the bounded body read (never more than
 //! `max_bytes` + 1 bytes, however large the body), decoding, and one message per failure.
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::BTreeMap;
 
 use serde_json::value::RawValue;

@@ -19,14 +19,20 @@ pub(crate) struct Request {
 
 impl Request {
     /// Whether the request goes over TLS.
-    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    #[cfg_attr(
+        not(any(target_arch = "wasm32", test)),
+        expect(dead_code, reason = "used by the wasi:http transport only")
+    )]
     pub(crate) fn is_https(&self) -> bool {
         self.url.scheme() == "https"
     }
 
     /// `host` or `host:port` (the port only when it is not the scheme's default), as the `Host`
     /// header carries it. IPv6 addresses keep their brackets.
-    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    #[cfg_attr(
+        not(any(target_arch = "wasm32", test)),
+        expect(dead_code, reason = "used by the wasi:http transport only")
+    )]
     pub(crate) fn authority(&self) -> String {
         let host = self.url.host_str().unwrap_or_default();
         match self.url.port() {
@@ -36,7 +42,10 @@ impl Request {
     }
 
     /// The path and query, e.g. `/search?q=rust`; never empty for an http(s) URL.
-    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    #[cfg_attr(
+        not(any(target_arch = "wasm32", test)),
+        expect(dead_code, reason = "used by the wasi:http transport only")
+    )]
     pub(crate) fn path_with_query(&self) -> &str {
         &self.url[url::Position::BeforePath..url::Position::AfterQuery]
     }
@@ -67,7 +76,7 @@ pub(crate) trait Transport {
 /// Why a request failed: the wasi-http `error-code` variant (0.2), plus the few failures the
 /// host reports another way. Payloads the messages do not use are left out.
 // Natively only the tests build most variants; the component's transport builds them all.
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+#[cfg_attr(not(any(target_arch = "wasm32", test)), expect(dead_code, reason = "used by the wasi:http transport only"))]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ErrorCode {
     DnsTimeout,

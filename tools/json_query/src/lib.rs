@@ -5,6 +5,8 @@
 //! minutes, error messages that point at the offending column, and normalized paths written
 //! exactly as RFC 9535 section 2.7 prescribes.
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 use std::fmt::Write as _;
 
 use serde_json::Value;

@@ -7,5 +7,7 @@
 //! Its sources are the Python project in this folder (`python_tool.py`, the runner, the
 //! `tools` object); `test_python_tool.py` tests them natively.
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 /// The path of the component.
 pub const PYTHON: &str = concat!(env!("OUT_DIR"), "/python.wasm");

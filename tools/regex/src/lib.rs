@@ -5,6 +5,8 @@
 //! backreferences. Compiled patterns are capped in size so a pattern such as `\w{1000}{1000}`
 //! is rejected instead of exhausting memory.
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::BTreeMap;
 
 use regex::{Regex, RegexBuilder};

@@ -7,6 +7,8 @@
 //! 4.54609 L, knot of 1852 m/h). A conversion multiplies by the reduced ratio of the two
 //! definitions, so the only rounding is in the final floating-point arithmetic.
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 use toolcell_guest::{ToolError, json, tool};
 
 /// Defines [`Unit`] and its per-unit data from one table, so that a unit's JSON name, its

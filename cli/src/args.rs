@@ -1,0 +1,289 @@
+//! The command line: every command, flag and argument, with clap.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use toolcell_mcp::ContextHeader;
+use toolcell_runtime::Format;
+use toolcell_runtime::policy::{DirGrant, EnvGrant, Grants, HostPattern};
+use toolcell_runtime::trace::TraceParent;
+
+use crate::parse;
+
+/// Run sandboxed WebAssembly tools for LLM agents.
+///
+/// Tools come from --tools-dir (or TOOLCELL_TOOLS_DIR); without either, from the eight
+/// standard tools built into this binary (calculator, json_query, regex, datetime,
+/// unit_convert, http_fetch, files, python). A NAME|FILE argument that names a `.wasm` file loads just that file.
+#[derive(Debug, Parser)]
+#[command(name = "toolcell", version, propagate_version = true)]
+pub(crate) struct Cli {
+    /// Load tools from this folder (every *.wasm in it) instead of the built-in tools.
+    #[arg(long, global = true, env = "TOOLCELL_TOOLS_DIR", value_name = "DIR")]
+    pub(crate) tools_dir: Option<PathBuf>,
+
+    /// Keep compiled tools here [default: $XDG_CACHE_HOME/toolcell or ~/.cache/toolcell].
+    #[arg(long, global = true, env = "TOOLCELL_CACHE_DIR", value_name = "DIR")]
+    pub(crate) cache_dir: Option<PathBuf>,
+
+    /// Compile every tool afresh; read and write no cache.
+    #[arg(long, global = true)]
+    pub(crate) no_cache: bool,
+
+    /// Grant capabilities from this policy file, on top of the tools folder's toolcell.toml.
+    #[arg(long, global = true, env = "TOOLCELL_POLICY", value_name = "FILE")]
+    pub(crate) policy: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// List the tools: name, version, title, description, and what each requests and is
+    /// granted.
+    /// Components that failed to load are reported as warnings.
+    List {
+        /// Print JSON: {"tools": [definitions with "requested" and "granted"], "diagnostics": [...]}.
+        #[arg(long, conflicts_with = "format")]
+        json: bool,
+        /// Print the tools as a provider's request takes them, ready to paste into its
+        /// `tools` field: openai, openai-strict, openai-responses, openai-responses-strict,
+        /// anthropic, anthropic-strict, gemini, gemini-json-schema, mcp.
+        #[arg(long, value_name = "FORMAT")]
+        format: Option<Format>,
+    },
+    /// Check one component as a tool: report what is wrong with its metadata, or what it is
+    /// and the capabilities it requests. Exit code 0 when it loads, 1 when it does not.
+    Check {
+        /// The .wasm file.
+        file: PathBuf,
+    },
+    /// Show one tool's definition: description, parameters, limits, capabilities.
+    Schema {
+        /// A tool name, or the path of a .wasm file.
+        tool: String,
+        /// Print the definition as JSON.
+        #[arg(long, conflicts_with = "format")]
+        json: bool,
+        /// Print the tool in a provider's format (see `list --format`).
+        #[arg(long, value_name = "FORMAT")]
+        format: Option<Format>,
+    },
+    /// Call a tool and print its output as JSON. Exit code 0 when the call succeeded, 1 when
+    /// it failed (the output says why), 2 for a usage error.
+    Invoke(Box<InvokeArgs>),
+    /// Run the tool calls in a model's message at once and print the message(s) that answer
+    /// them, in the same provider's shape, as a JSON array. Exit code 0 when the message was
+    /// read (a failed call is in its answer, for the model), 2 when it was not.
+    Respond {
+        /// The shape of the message: openai, openai-strict, openai-responses,
+        /// openai-responses-strict, anthropic, anthropic-strict, gemini, gemini-json-schema
+        /// (the format the model was given the tools in).
+        #[arg(long, value_name = "FORMAT")]
+        format: Format,
+        /// A JSON file holding the model's message (or whole response); `-` reads stdin.
+        #[arg(value_name = "FILE", default_value = "-")]
+        message: PathBuf,
+    },
+    /// Serve every tool to MCP clients, over stdio (the default) or streamable HTTP at /mcp.
+    /// Policy, cache and limits apply as for `invoke`. Logs go to stderr (TOOLCELL_LOG).
+    Serve(Box<ServeArgs>),
+    /// Create a tool project: an example tool function and its tests, ready to test natively
+    /// and to `toolcell build`. Rust by default; Python and JavaScript build with the SDKs in
+    /// the toolcell source tree (sdk/).
+    New {
+        /// The tool's name: lower case letters, digits, `_` and `-`, starting with a letter.
+        name: String,
+        /// The folder to create [default: ./NAME].
+        #[arg(long, value_name = "DIR")]
+        path: Option<PathBuf>,
+        /// The language to write the tool in.
+        #[arg(long, value_enum, default_value_t = Lang::Rust)]
+        lang: Lang,
+    },
+    /// Build a tool project into a component (release, for wasm32-wasip2), check that it
+    /// loads as a tool, and copy it into a tools folder as NAME.wasm. Exit code 0 when every
+    /// component built and loads, 1 when not.
+    Build {
+        /// The project's folder.
+        #[arg(value_name = "PATH", default_value = ".")]
+        path: PathBuf,
+        /// The tools folder to copy the component into [default: --tools-dir, else ./tools].
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+}
+
+impl Command {
+    /// Whether the command runs tool calls, and so exports spans and metrics when OTLP is
+    /// configured.
+    pub(crate) fn runs_calls(&self) -> bool {
+        matches!(self, Command::Invoke(_) | Command::Respond { .. } | Command::Serve(_))
+    }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// stdio: one client on stdin/stdout. http: streamable HTTP at http://LISTEN/mcp.
+    #[arg(long, value_enum, default_value_t = Transport::Stdio)]
+    pub(crate) transport: Transport,
+    /// Where the HTTP server listens. Off loopback, --token is required.
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8000")]
+    pub(crate) listen: SocketAddr,
+    /// Bearer token HTTP clients must send (`Authorization: Bearer TOKEN`); at least 16
+    /// characters. Prefer the environment variable: a flag is visible to other users in `ps`.
+    #[arg(long, env = "TOOLCELL_TOKEN", hide_env_values = true, value_name = "TOKEN")]
+    pub(crate) token: Option<String>,
+    /// Allow browser pages from this origin (e.g. https://app.example.com:443) besides
+    /// loopback ones; requests from other origins get 403. Repeatable.
+    #[arg(long, value_name = "ORIGIN")]
+    pub(crate) allow_origin: Vec<String>,
+    /// Copy an HTTP request header into each call's host context: HEADER=key, e.g.
+    /// X-User-Id=user_id. Never part of the schema. Repeatable.
+    #[arg(long, value_name = "HEADER=KEY")]
+    pub(crate) context_header: Vec<ContextHeader>,
+    /// Keep no session state for clients of revisions before 2026-07-28 either, so that any
+    /// replica behind a load balancer can serve any request. They then get no list-change
+    /// notifications.
+    #[arg(long)]
+    pub(crate) stateless: bool,
+    /// Largest HTTP request body accepted, e.g. 4MiB.
+    #[arg(long, value_name = "SIZE", value_parser = parse::size, default_value = "4MiB")]
+    pub(crate) max_body: u64,
+    /// On SIGINT or SIGTERM, how long calls in flight may take to finish before they are stopped.
+    #[arg(long, value_name = "DURATION", value_parser = parse::duration, default_value = "10s")]
+    pub(crate) shutdown_grace: Duration,
+    /// Do not watch --tools-dir. By default, adding, replacing or removing a .wasm file or
+    /// editing toolcell.toml reloads the tools without a restart.
+    #[arg(long)]
+    pub(crate) no_reload: bool,
+    /// How many calls run at once, each in an instance slot allocated at start (about 2 MiB
+    /// resident each once used); later calls wait in a queue [default: 4 per CPU core, at
+    /// least 4].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_concurrent_calls: Option<u32>,
+    /// How many calls may wait for a slot; a call past them fails at once as `overloaded`
+    /// (retryable) [default: 64 per call that may run at once].
+    #[arg(long, value_name = "N")]
+    pub(crate) max_queued_calls: Option<u32>,
+    /// How many bytes of arguments the waiting calls may hold together; a call past them
+    /// fails at once as `overloaded` (retryable) [default: 64 MiB].
+    #[arg(long, value_name = "SIZE", value_parser = parse::size)]
+    pub(crate) max_queued_bytes: Option<u64>,
+    /// HTTP connections open at once; past it a new one gets 503 and is closed. At most half
+    /// the open-files limit, which serve raises to its hard limit at start.
+    #[arg(long, env = "TOOLCELL_MAX_CONNECTIONS", value_name = "N", default_value_t = 1024,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_connections: u32,
+    /// HTTP connections one client address (an IPv6 /64) may hold; past it a new one gets 429.
+    /// Behind a reverse proxy every client is the proxy: raise it to --max-connections.
+    #[arg(long, env = "TOOLCELL_MAX_CONNECTIONS_PER_CLIENT", value_name = "N", default_value_t = 256,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_connections_per_client: u32,
+    /// How long an HTTP client may take to send a request's headers, and a kept-alive
+    /// connection may sit idle, before it is closed.
+    #[arg(long, env = "TOOLCELL_HEADER_TIMEOUT", value_name = "DURATION", value_parser = parse::duration,
+          default_value = "10s")]
+    pub(crate) header_timeout: Duration,
+    /// MCP sessions open at once; past it `initialize` gets 503.
+    #[arg(long, env = "TOOLCELL_MAX_SESSIONS", value_name = "N", default_value_t = 1024,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_sessions: u32,
+    /// MCP sessions one client address may hold; past it `initialize` gets 429. Behind a
+    /// reverse proxy, raise it to --max-sessions.
+    #[arg(long, env = "TOOLCELL_MAX_SESSIONS_PER_CLIENT", value_name = "N", default_value_t = 256,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_sessions_per_client: u32,
+    /// How long an MCP session lives without a request; its client then gets 404 and starts
+    /// a new one.
+    #[arg(long, env = "TOOLCELL_SESSION_IDLE", value_name = "DURATION", value_parser = parse::duration,
+          default_value = "2m")]
+    pub(crate) session_idle: Duration,
+    /// Request-body bytes received at once over all HTTP requests (the first 16 KiB of each
+    /// body not counted); past it a request gets 503 and Retry-After [default: 4 × --max-body].
+    #[arg(long, env = "TOOLCELL_MAX_BUFFERED_BYTES", value_name = "SIZE", value_parser = parse::size)]
+    pub(crate) max_buffered_bytes: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Lang {
+    Rust,
+    Python,
+    #[value(alias = "javascript")]
+    Js,
+}
+
+impl From<Lang> for toolcell_author::Language {
+    fn from(lang: Lang) -> Self {
+        match lang {
+            Lang::Rust => Self::Rust,
+            Lang::Python => Self::Python,
+            Lang::Js => Self::JavaScript,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Transport {
+    Stdio,
+    Http,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct InvokeArgs {
+    /// A tool name, or the path of a .wasm file.
+    pub(crate) tool: String,
+    /// The arguments as a JSON object; `-` reads them from stdin. Default: {}.
+    #[arg(value_name = "ARGS_JSON", conflicts_with = "args_file")]
+    pub(crate) arguments: Option<String>,
+    /// Read the arguments from this file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) args_file: Option<PathBuf>,
+    /// Host context for the tool, as a JSON object (never part of the schema).
+    #[arg(long, value_name = "JSON")]
+    pub(crate) context: Option<String>,
+    /// The call id given to the tool.
+    #[arg(long, default_value = "cli")]
+    pub(crate) id: String,
+    /// Continue this W3C trace: the call's span becomes a child of it (with OTLP export on).
+    #[arg(long, env = "TRACEPARENT", value_name = "00-TRACE_ID-SPAN_ID-FLAGS", value_parser = parse::trace_parent)]
+    pub(crate) traceparent: Option<TraceParent>,
+    /// Fuel limit (about one unit per WebAssembly instruction).
+    #[arg(long, value_name = "N")]
+    pub(crate) fuel: Option<u64>,
+    /// Wall-clock limit, e.g. 500ms, 2s, 1m; a bare number is seconds.
+    #[arg(long, value_name = "DURATION", value_parser = parse::duration)]
+    pub(crate) timeout: Option<Duration>,
+    /// Memory limit, e.g. 32MiB, 512KiB, 1GiB, or bytes.
+    #[arg(long, value_name = "SIZE", value_parser = parse::size)]
+    pub(crate) memory: Option<u64>,
+    /// Largest result accepted, e.g. 64KiB.
+    #[arg(long, value_name = "SIZE", value_parser = parse::size)]
+    pub(crate) max_output: Option<u64>,
+    /// Allow HTTP requests to this host for this call: `example.com`, `*.example.com`,
+    /// `localhost:8080`. Repeatable.
+    #[arg(long, value_name = "HOST")]
+    pub(crate) allow_host: Vec<HostPattern>,
+    /// Preopen a directory for this call: HOST_DIR:GUEST_DIR[:ro|rw] (read-only unless :rw).
+    /// Repeatable.
+    #[arg(long, value_name = "HOST:GUEST[:ro|rw]")]
+    pub(crate) dir: Vec<DirGrant>,
+    /// Set an environment variable for this call: KEY=VALUE (a plain value), or KEY to pass
+    /// the host's value through as a secret, redacted from the output. Repeatable.
+    #[arg(long, value_name = "KEY[=VALUE]")]
+    pub(crate) env: Vec<EnvGrant>,
+}
+
+impl InvokeArgs {
+    /// The one-off grants of the command line.
+    pub(crate) fn grants(&self) -> Grants {
+        let mut grants = Grants::new();
+        grants.allow_hosts.clone_from(&self.allow_host);
+        grants.dirs.clone_from(&self.dir);
+        grants.env.clone_from(&self.env);
+        grants
+    }
+}

@@ -1,0 +1,89 @@
+//! `toolcell invoke NAME`: one call, its output, and hints for the operator when it fails.
+
+use std::io::Read as _;
+use std::process::ExitCode;
+
+use anyhow::{Context as _, bail};
+use serde_json::{Map, Value};
+use toolcell_runtime::{CallError, LimitOverrides, Runtime, ToolCall};
+
+use crate::EXIT_TOOL_ERROR;
+use crate::args::InvokeArgs;
+use crate::load::{Source, load_one};
+use crate::print::print_json;
+
+pub(crate) async fn invoke(source: Source<'_>, args: InvokeArgs) -> anyhow::Result<ExitCode> {
+    let arguments = match (&args.arguments, &args.args_file) {
+        (Some(dash), None) if dash == "-" => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .context("cannot read the arguments from stdin (they must be UTF-8 JSON)")?;
+            text
+        }
+        (Some(text), None) => text.clone(),
+        (None, Some(file)) => std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read the arguments file {} (it must be UTF-8 JSON)", file.display()))?,
+        (None, None) => "{}".to_owned(),
+        (Some(_), Some(_)) => bail!("give the arguments either inline or with --args-file, not both"),
+    };
+    let context = match &args.context {
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => map,
+            Ok(_) => bail!("--context must be a JSON object, e.g. '{{\"time_zone\": \"Europe/Paris\"}}'"),
+            Err(err) => bail!("--context is not valid JSON: {err}"),
+        },
+        None => Map::new(),
+    };
+    let mut limits = LimitOverrides::new();
+    limits.fuel = args.fuel;
+    limits.timeout = args.timeout;
+    limits.memory_bytes = args.memory;
+    limits.max_output_bytes = args.max_output;
+
+    // An unknown name is not a usage error here: the output shows what a model would get.
+    let source = Source { call_memory_bytes: args.memory, ..source };
+    let (runtime, name) = load_one(source, &args.tool, &args.grants()).await?;
+    let mut call = ToolCall::new(args.id, name.clone(), arguments).with_context(context).with_limits(limits);
+    if let Some(parent) = args.traceparent {
+        call = call.with_trace_parent(parent);
+    }
+    let output = runtime.call(call).await;
+    print_json(&output)?;
+    if output.is_error {
+        for hint in operator_hints(&runtime, &name, output.error.as_ref()) {
+            eprintln!("hint: {hint}");
+        }
+    }
+    Ok(if output.is_error { ExitCode::from(EXIT_TOOL_ERROR) } else { ExitCode::SUCCESS })
+}
+
+/// What the operator (the person at the command line, not the model) can grant to make a
+/// failed call possible: capabilities the tool asks for or tried to use and does not have.
+pub(crate) fn operator_hints(runtime: &Runtime, tool: &str, error: Option<&CallError>) -> Vec<String> {
+    let (Some(requested), Some(granted)) = (runtime.requested(tool), runtime.grants(tool)) else { return Vec::new() };
+    let mut hints = Vec::new();
+    if let Some(CallError::HttpDenied { grant, .. }) = error {
+        hints.push(match grant {
+            Some(grant) => format!("to allow this request, add `--allow-host {grant}`"),
+            None => format!("`{tool}` has no HTTP grant: allow the hosts it may reach with `--allow-host HOST`"),
+        });
+    }
+    for dir in &requested.directories {
+        if !granted.dirs.iter().any(|granted| granted.guest == dir.guest_path) {
+            let mode = if dir.writable { ":rw" } else { "" };
+            hints.push(format!(
+                "`{tool}` expects a directory at {} and none is granted there: add `--dir HOST_DIR:{}{mode}`",
+                dir.guest_path, dir.guest_path
+            ));
+        }
+    }
+    for name in &requested.env {
+        if !granted.env.iter().any(|granted| &granted.name == name) {
+            hints.push(format!(
+                "`{tool}` reads the environment variable {name}, which is not granted: add `--env {name}`"
+            ));
+        }
+    }
+    hints
+}

@@ -1,0 +1,9 @@
+//! One module per command.
+
+pub(crate) mod author;
+pub(crate) mod check;
+pub(crate) mod invoke;
+pub(crate) mod list;
+pub(crate) mod respond;
+pub(crate) mod schema;
+pub(crate) mod serve;

@@ -1,0 +1,62 @@
+//! `toolcell schema NAME`: one tool's definition, in words or in a provider's shape.
+
+use std::process::ExitCode;
+
+use anyhow::bail;
+use toolcell_author::shell_quote;
+use toolcell_runtime::Format;
+use toolcell_runtime::policy::Grants;
+
+use crate::describe::{describe_annotations, describe_granted, describe_requested};
+use crate::load::{Source, command_line, load_one, no_such_tool, warn_diagnostics};
+use crate::print::print_json;
+use crate::schema_text;
+
+pub(crate) async fn schema(
+    source: Source<'_>,
+    tool: &str,
+    as_json: bool,
+    format: Option<Format>,
+) -> anyhow::Result<ExitCode> {
+    let (runtime, name) = load_one(source, tool, &Grants::new()).await?;
+    let Some(definition) = runtime.definition(&name) else {
+        warn_diagnostics(&runtime);
+        bail!("{}", no_such_tool(&runtime, tool));
+    };
+    if let Some(format) = format {
+        print_json(&definition.to_format(format)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if as_json {
+        print_json(definition)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    out!("{} {}", definition.name, definition.version);
+    if let Some(title) = &definition.title {
+        out!("title: {title}");
+    }
+    out!("source: {}", runtime.source(&name).unwrap_or("?"));
+    out!("hints: {}", describe_annotations(&definition.annotations));
+    out!("\n{}\n", definition.description);
+    out!("parameters:");
+    for line in schema_text::property_lines(&definition.parameters) {
+        out!("{line}");
+    }
+    if let Some(limits) = runtime.limits(&name) {
+        out!(
+            "\nlimits: fuel {}, timeout {} ms, memory {} bytes, arguments {} bytes, output {} bytes",
+            limits.fuel,
+            limits.timeout.as_millis(),
+            limits.memory_bytes,
+            limits.max_argument_bytes,
+            limits.max_output_bytes
+        );
+    }
+    let requested = runtime.requested(&name).map(describe_requested).unwrap_or_default();
+    let granted = runtime.grants(&name).map(describe_granted).unwrap_or_default();
+    out!("\ncapabilities:");
+    out!("  requests: {}", if requested.is_empty() { "nothing".to_owned() } else { requested.join("; ") });
+    out!("  granted:  {}", if granted.is_empty() { "nothing".to_owned() } else { granted.join("; ") });
+    out!("\nFull JSON Schema: {} --json", command_line(source, &format!("schema {}", shell_quote(tool))));
+    Ok(ExitCode::SUCCESS)
+}
