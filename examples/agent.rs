@@ -33,6 +33,9 @@ use tracing_subscriber::util::SubscriberInitExt as _;
 
 type Failure = Box<dyn Error + Send + Sync>;
 
+/// The endpoint used when none is given: the one that needs a key.
+const OPENAI_URL: &str = "https://api.openai.com/v1";
+
 #[tokio::main]
 async fn main() -> ExitCode {
     match run().await {
@@ -124,7 +127,7 @@ impl Config {
     fn from_args_and_env() -> Result<Self, Failure> {
         let env = |name: &str| std::env::var(name).ok().filter(|value| !value.is_empty());
         let mut config = Config {
-            base_url: env("OPENAI_BASE_URL").unwrap_or_else(|| "https://api.openai.com/v1".into()),
+            base_url: env("OPENAI_BASE_URL").unwrap_or_else(|| OPENAI_URL.into()),
             model: env("OPENAI_MODEL").unwrap_or_else(|| "gpt-4.1-mini".into()),
             api_key: env("OPENAI_API_KEY"),
             tools_dir: env("TOOLCELL_TOOLS_DIR").map_or_else(|| PathBuf::from(toolcell_tools::DIR), PathBuf::from),
@@ -157,6 +160,11 @@ impl Config {
             return Err("give the agent a task, e.g. `-- \"What is 15% of 2,340?\"`".into());
         }
         config.base_url = config.base_url.trim_end_matches('/').to_owned();
+        if config.api_key.is_none() && config.base_url == OPENAI_URL {
+            return Err("no API key for api.openai.com: set OPENAI_API_KEY or pass --api-key (a local \
+                        OpenAI-compatible server needs none: set OPENAI_BASE_URL or --base-url)"
+                .into());
+        }
         Ok(config)
     }
 }

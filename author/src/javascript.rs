@@ -15,7 +15,12 @@ fn sdk_dir() -> Result<PathBuf, AuthorError> {
 pub(crate) fn project_files(name: &str) -> Result<Vec<(PathBuf, String)>, AuthorError> {
     let sdk = sdk_dir()?;
     let module = name.replace('-', "_");
-    sdk::template_files(&sdk, &[("{{name}}", name), ("{{module}}", &module), ("{{sdk_path}}", &sdk.to_string_lossy())])
+    let title = crate::title_of(name);
+    let sdk_path = sdk.to_string_lossy();
+    sdk::template_files(
+        &sdk,
+        &[("{{name}}", name), ("{{title}}", &title), ("{{module}}", &module), ("{{sdk_path}}", &sdk_path)],
+    )
 }
 
 /// How to run a new project's tests natively, from its folder.

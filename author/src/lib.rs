@@ -232,6 +232,13 @@ pub fn shell_quote(text: &str) -> String {
     if plain { text.to_owned() } else { format!("'{}'", text.replace('\'', "'\\''")) }
 }
 
+/// A title for people from a tool's name: `text_stats` and `text-stats` give `Text stats`.
+pub(crate) fn title_of(name: &str) -> String {
+    let words = name.split(['_', '-']).filter(|word| !word.is_empty()).collect::<Vec<_>>().join(" ");
+    let mut chars = words.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
 /// A tool name that is also a valid crate, module and function name in every language:
 /// lower case ASCII letters, digits and `_` or `-`, starting with a letter, at most 64
 /// characters (the host's limit).
@@ -255,6 +262,13 @@ fn check_name(name: &str) -> Result<(), AuthorError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_title_is_the_name_in_words() {
+        assert_eq!(title_of("text_stats"), "Text stats");
+        assert_eq!(title_of("word-count"), "Word count");
+        assert_eq!(title_of("x"), "X");
+    }
 
     #[test]
     fn names_a_model_and_every_toolchain_accept_pass() {

@@ -13,7 +13,9 @@ fn sdk_dir() -> Result<PathBuf, AuthorError> {
 /// The files of a new Python tool project named `name`, relative to its folder.
 pub(crate) fn project_files(name: &str) -> Result<Vec<(PathBuf, String)>, AuthorError> {
     let module = name.replace('-', "_");
-    sdk::template_files(&sdk_dir()?, &[("{{name}}", name), ("{{module}}", &module), ("{{function}}", &module)])
+    let title = crate::title_of(name);
+    let values = [("{{name}}", name), ("{{title}}", &title), ("{{module}}", &module), ("{{function}}", &module)];
+    sdk::template_files(&sdk_dir()?, &values)
 }
 
 /// How to run a new project's tests natively, from its folder.

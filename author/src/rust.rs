@@ -20,9 +20,11 @@ pub(crate) fn project_files(name: &str) -> Vec<(PathBuf, String)> {
     // A name with `-` is not a Rust identifier: the function takes `_` and the attribute
     // keeps the name the author chose.
     let attribute_name = if name.contains('-') { format!("name = \"{name}\", ") } else { String::new() };
+    let title = crate::title_of(name);
     let fill = |template: &str| {
         template
             .replace("{{crate}}", name)
+            .replace("{{title}}", &title)
             .replace("{{name}}", name)
             .replace("{{function}}", &function)
             .replace("{{tool_struct}}", &tool_struct)
@@ -123,7 +125,7 @@ mod tests {
     fn a_hyphenated_name_keeps_its_tool_name_and_gets_a_rust_function_name() {
         let files = project_files("word-count");
         let lib = &files.iter().find(|(path, _)| path.ends_with("lib.rs")).unwrap().1;
-        assert!(lib.contains("#[tool(name = \"word-count\", read_only, idempotent)]"), "{lib}");
+        assert!(lib.contains("#[tool(name = \"word-count\", title = \"Word count\", read_only, idempotent)]"), "{lib}");
         assert!(lib.contains("pub fn word_count("));
         assert!(lib.contains("WordCountTool::invoke"));
         let manifest = &files.iter().find(|(path, _)| path.ends_with("Cargo.toml")).unwrap().1;
@@ -136,5 +138,17 @@ mod tests {
         let line = sdk_dependency();
         let sdk = Path::new(env!("CARGO_MANIFEST_DIR")).join("../guest-sdk").canonicalize().unwrap();
         assert_eq!(line, format!("toolcell-guest = {{ path = '{}' }}", sdk.display()));
+    }
+
+    #[test]
+    fn a_new_crate_builds_with_the_rust_toolcell_is_tested_with() {
+        let channel = |toml: &str| {
+            toml.lines()
+                .find_map(|line| line.strip_prefix("channel = "))
+                .map(|value| value.trim_matches('"').to_owned())
+        };
+        let workspace = include_str!("../../rust-toolchain.toml");
+        assert_eq!(channel(TOOLCHAIN_TOML), channel(workspace));
+        assert!(channel(workspace).is_some());
     }
 }

@@ -5,6 +5,8 @@
 //! `bench/charts/latency.png` and `throughput.png`. `--throughput-only N` measures N callers
 //! alone, for profiling. `--python` measures only the `python` tool beside a process and
 //! Pyodide, and code mode (`bench/results-python.json`).
+//!
+//! (Over 500 lines: the one place that lists every measurement and prints its table.)
 
 mod baselines;
 mod charts;

@@ -1,4 +1,4 @@
-//! The `toolcell` binary end to end.
+//! The `toolcell` binary end to end. (Long: one test per command and flag a user meets.)
 
 use assert_cmd::Command;
 use predicates::prelude::*;
@@ -156,6 +156,14 @@ fn schema_of_an_unknown_tool_is_a_usage_error() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("calculater.wasm does not exist; did you mean ./calculator.wasm?"));
+}
+
+#[test]
+fn check_of_a_tool_name_points_at_schema() {
+    toolcell().args(["check", "calculator"]).assert().code(2).stderr(predicate::str::contains(
+        "calculator does not exist. `check` takes a component file; to see the tool `calculator`, run: toolcell \
+         schema calculator",
+    ));
 }
 
 #[test]

@@ -29,6 +29,9 @@ pub fn tool(definition: &ToolDefinition) -> Tool {
 /// A call's output as a `tools/call` result. Every failure is a result with `isError` and
 /// the runtime's message for the model, except an unknown tool, which MCP makes a protocol
 /// error (`-32602`); its message still says which tools exist.
+///
+/// # Errors
+/// The `-32602` error, for a call to a tool that is not loaded.
 pub fn call_result(output: ToolOutput) -> Result<CallToolResult, ErrorData> {
     if let Some(error @ CallError::UnknownTool { .. }) = &output.error {
         let data = serde_json::to_value(error).ok();

@@ -1,6 +1,6 @@
 //! Capabilities under a policy: granted directories, environment variables (as secrets) and
 //! the HTTP allow-list, each with the attacks that must fail, plus the two tools that need
-//! grants, `files` and `http_fetch`.
+//! grants, `files` and `http_fetch`. (Long: one test per grant and per attack on it.)
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};

@@ -1,6 +1,6 @@
 //! The `python` standard tool end to end: real programs, the errors a model makes and reads,
 //! containment (each hostile program followed by a correct one), and code mode through the
-//! interpreter, where a program calls other tools as functions.
+//! interpreter, where a program calls other tools as functions. (Long: one test per program.)
 
 use std::time::Duration;
 

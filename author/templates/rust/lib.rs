@@ -20,7 +20,7 @@ pub enum Unit {
 }
 
 /// Count the words, lines or characters in a text. Use it when asked how long a text is.
-#[tool(read_only, idempotent)]
+#[tool(title = "{{title}}", read_only, idempotent)]
 pub fn {{function}}(
     /// The text to measure.
     #[schemars(length(min = 1, max = 100_000))]

@@ -4,16 +4,24 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
+use toolcell_author::shell_quote;
 
 use crate::EXIT_TOOL_ERROR;
 use crate::describe::{describe_annotations, describe_requested};
-use crate::load::{Source, load, not_a_file};
+use crate::load::{Source, command_line, load, names_a_file, not_a_file};
 use crate::print::summary;
 use crate::schema_text;
 
 pub(crate) async fn check(source: Source<'_>, file: &Path) -> anyhow::Result<ExitCode> {
     if !file.is_file() {
-        bail!("{}", not_a_file(file));
+        let mut message = not_a_file(file);
+        let text = file.to_string_lossy();
+        if !names_a_file(&text) {
+            // A tool's name where a file was wanted: `schema` is the command that takes one.
+            let schema = command_line(source, &format!("schema {}", shell_quote(&text)));
+            message.push_str(&format!(". `check` takes a component file; to see the tool `{text}`, run: {schema}"));
+        }
+        bail!("{message}");
     }
     let runtime = load(Source { tools_dir: None, ..source }, Some(file), None).await?;
     if let Some(diagnostic) = runtime.diagnostics().first() {

@@ -1,5 +1,6 @@
 //! Over streamable HTTP: sessions and the stateless 2026-07-28 revision, cancellation,
-//! the token and Origin checks, host context from headers, many clients, shutdown.
+//! the token and Origin checks, host context from headers, many clients, shutdown. (Long:
+//! one test per behaviour of the front door.)
 
 use std::time::Duration;
 

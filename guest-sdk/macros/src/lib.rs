@@ -1,5 +1,7 @@
 //! The attributes of `toolcell-guest`. Use them through that crate: `toolcell_guest::tool`
 //! and `toolcell_guest::json`.
+//!
+//! (Over 500 lines: both attributes share one reading of a function and its docs.)
 
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 

@@ -18,6 +18,7 @@ const COUNT = {
 
 export default tool({
   name: "{{name}}",
+  title: "{{title}}", // a short name for people
   description: "Count the words, lines or characters in a text. Use it when asked how long a text is.",
   // Behaviour hints for clients: it changes nothing, and the same text gives the same count.
   readOnly: true,

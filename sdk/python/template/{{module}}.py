@@ -29,7 +29,7 @@ class Stats:
     most_common: list[str] | None = None
 
 
-@tool(name="{{name}}", read_only=True, idempotent=True)
+@tool(name="{{name}}", title="{{title}}", read_only=True, idempotent=True)
 def {{function}}(
     text: Annotated[str, Length(min=1, max=100_000)],
     unit: Literal["words", "lines", "characters"] = "words",

@@ -4,6 +4,8 @@ A port of the common paths of toolcell-schema's explainer (schema/src/explain.rs
 and words/) and `ArgumentsReport`, so that a native test sees the refusal a model would read:
 "- /count: must be at least 1; got 0". tests/test_corpus.py holds it to the host's words, on
 the corpus shared with the host (schema/corpus/).
+
+Over 500 lines: one port of the host's explainer, kept whole to compare with it.
 """
 
 import json

@@ -3,6 +3,8 @@
 //!
 //! The component has a clock but no filesystem, so time zones come from the IANA database
 //! that jiff's `tzdb-bundle-always` feature compiles into it.
+//!
+//! (Over 500 lines: one function per operation, each with its own errors in words.)
 
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 

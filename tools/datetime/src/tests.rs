@@ -1,3 +1,6 @@
+//! The `datetime` tool's native tests. (Long: one small test per operation, time zone rule
+//! and error.)
+
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value, json};

@@ -1,3 +1,6 @@
+//! The `files` tool's native tests in a temporary folder. (Long: one small test per operation
+//! and per way a path can escape.)
+
 use std::fs;
 use std::io;
 use std::path::Path;

@@ -9,6 +9,8 @@
 //! Everything but the transport is plain Rust behind the `Transport` seam and is tested
 //! natively with a fake: argument checks, redirects, the bounded body read (never more than
 //! `max_bytes` + 1 bytes, however large the body), decoding, and one message per failure.
+//!
+//! (Over 500 lines: the URL, redirect and body rules and their messages belong together.)
 
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 

@@ -1,3 +1,6 @@
+//! The `http_fetch` tool's native tests, through a scripted transport. (Long: one small test per
+//! behaviour of URLs, redirects, headers, bodies and errors.)
+
 use std::cell::Cell;
 use std::collections::VecDeque;
 use std::rc::Rc;

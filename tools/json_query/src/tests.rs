@@ -1,3 +1,5 @@
+//! The `json_query` tool's native tests. (Long: one small test per query form and error.)
+
 use serde_json::json;
 use toolcell_guest::{Context, Tool as _};
 
