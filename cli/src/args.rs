@@ -18,7 +18,7 @@ use crate::parse;
 /// standard tools built into this binary (calculator, json_query, regex, datetime,
 /// unit_convert, http_fetch, files, python). A NAME|FILE argument that names a `.wasm` file loads just that file.
 #[derive(Debug, Parser)]
-#[command(name = "toolcell", version, propagate_version = true)]
+#[command(name = "toolcell", version = env!("TOOLCELL_VERSION"), propagate_version = true)]
 pub(crate) struct Cli {
     /// Load tools from this folder (every *.wasm in it) instead of the built-in tools.
     #[arg(long, global = true, env = "TOOLCELL_TOOLS_DIR", value_name = "DIR")]
@@ -114,6 +114,12 @@ pub(crate) enum Command {
         /// The tools folder to copy the component into [default: --tools-dir, else ./tools].
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+    },
+    /// Print a completion script for SHELL, e.g. `toolcell completions bash >
+    /// ~/.local/share/bash-completion/completions/toolcell`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
     },
 }
 
@@ -248,6 +254,10 @@ pub(crate) struct InvokeArgs {
     /// The call id given to the tool.
     #[arg(long, default_value = "cli")]
     pub(crate) id: String,
+    /// Print only the tool's result (pretty JSON, or its text), not the whole output; a
+    /// failed call prints its message for the model on stderr and exits with 1.
+    #[arg(long)]
+    pub(crate) raw: bool,
     /// Continue this W3C trace: the call's span becomes a child of it (with OTLP export on).
     #[arg(long, env = "TRACEPARENT", value_name = "00-TRACE_ID-SPAN_ID-FLAGS", value_parser = parse::trace_parent)]
     pub(crate) traceparent: Option<TraceParent>,

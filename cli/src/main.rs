@@ -145,5 +145,10 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => serve::serve(source, *args).await,
         Command::New { name, path, lang } => author::new_tool(&name, path, lang.into()),
         Command::Build { path, out } => author::build(source, &path, out).await,
+        Command::Completions { shell } => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut command, "toolcell", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }

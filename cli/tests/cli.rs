@@ -159,6 +159,41 @@ fn schema_of_an_unknown_tool_is_a_usage_error() {
 }
 
 #[test]
+fn the_version_names_the_commit_it_was_built_from() {
+    let output = toolcell().arg("--version").output().unwrap();
+    let line = String::from_utf8(output.stdout).unwrap();
+    let head = std::process::Command::new("git").args(["rev-parse", "--short=12", "HEAD"]).output().unwrap();
+    let head = String::from_utf8(head.stdout).unwrap();
+    assert_eq!(line, format!("toolcell {} ({})\n", env!("CARGO_PKG_VERSION"), head.trim()));
+}
+
+#[test]
+fn completions_cover_every_command() {
+    let output = toolcell().args(["completions", "bash"]).output().unwrap();
+    assert!(output.status.success());
+    let script = String::from_utf8(output.stdout).unwrap();
+    for command in ["list", "check", "schema", "invoke", "respond", "serve", "new", "build", "completions"] {
+        assert!(script.contains(command), "{command} is missing from the bash completions");
+    }
+    assert!(script.contains("--tools-dir") && script.contains("complete -F _toolcell"));
+}
+
+#[test]
+fn invoke_raw_prints_the_result_itself() {
+    toolcell()
+        .args(["invoke", "calculator", r#"{"expression": "2 + 2"}"#, "--raw"])
+        .assert()
+        .success()
+        .stdout("{\n  \"value\": 4.0\n}\n");
+    toolcell()
+        .args(["invoke", "calculator", "{}", "--raw"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains("error (invalid_arguments): The arguments do not match"));
+}
+
+#[test]
 fn check_of_a_tool_name_points_at_schema() {
     toolcell().args(["check", "calculator"]).assert().code(2).stderr(predicate::str::contains(
         "calculator does not exist. `check` takes a component file; to see the tool `calculator`, run: toolcell \

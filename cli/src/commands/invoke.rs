@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use serde_json::{Map, Value};
-use toolcell_runtime::{CallError, LimitOverrides, Runtime, ToolCall};
+use toolcell_runtime::{CallError, LimitOverrides, Runtime, ToolCall, ToolOutput};
 
 use crate::EXIT_TOOL_ERROR;
 use crate::args::InvokeArgs;
@@ -49,13 +49,31 @@ pub(crate) async fn invoke(source: Source<'_>, args: InvokeArgs) -> anyhow::Resu
         call = call.with_trace_parent(parent);
     }
     let output = runtime.call(call).await;
-    print_json(&output)?;
+    if args.raw {
+        print_result(&output);
+    } else {
+        print_json(&output)?;
+    }
     if output.is_error {
         for hint in operator_hints(&runtime, &name, output.error.as_ref()) {
             eprintln!("hint: {hint}");
         }
     }
     Ok(if output.is_error { ExitCode::from(EXIT_TOOL_ERROR) } else { ExitCode::SUCCESS })
+}
+
+/// The result alone (`--raw`): pretty JSON when it is JSON, else the text; a failure's message
+/// for the model on stderr.
+fn print_result(output: &ToolOutput) {
+    if let Some(error) = &output.error {
+        eprintln!("error ({}): {}", error.kind(), output.content);
+    } else {
+        match output.value() {
+            Some(Value::String(text)) => out!("{text}"),
+            Some(value) => out!("{}", serde_json::to_string_pretty(&value).unwrap_or_else(|_| output.content.clone())),
+            None => out!("{}", output.content),
+        }
+    }
 }
 
 /// What the operator (the person at the command line, not the model) can grant to make a
