@@ -1,4 +1,7 @@
-//! Writing to stdout: JSON, and text cut to fit a terminal line.
+//! Writing to stdout: JSON, and text cut to fit a terminal line; numbers and durations as
+//! people write them.
+
+use std::time::Duration;
 
 pub(crate) fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
     out!("{}", serde_json::to_string_pretty(value)?);
@@ -27,5 +30,45 @@ pub(crate) fn cut(text: &str, max_chars: usize) -> String {
     } else {
         let cut: String = text.chars().take(max_chars - 1).collect();
         format!("{}…", cut.trim_end())
+    }
+}
+
+/// `10,000,000,000`.
+pub(crate) fn grouped(number: u64) -> String {
+    let digits = number.to_string();
+    let mut text = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            text.push(',');
+        }
+        text.push(digit);
+    }
+    text
+}
+
+/// `5 s`, `500 ms`, `1.5 s`, `2 min`.
+pub(crate) fn human_duration(duration: Duration) -> String {
+    let millis = duration.as_millis();
+    match millis {
+        0..1000 => format!("{millis} ms"),
+        _ if millis.is_multiple_of(60_000) => format!("{} min", millis / 60_000),
+        _ if millis.is_multiple_of(1000) => format!("{} s", millis / 1000),
+        _ => format!("{} s", duration.as_secs_f64()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_and_durations_read_as_people_write_them() {
+        assert_eq!(grouped(10_000_000_000), "10,000,000,000");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1,000");
+        assert_eq!(human_duration(Duration::from_secs(5)), "5 s");
+        assert_eq!(human_duration(Duration::from_millis(500)), "500 ms");
+        assert_eq!(human_duration(Duration::from_millis(1500)), "1.5 s");
+        assert_eq!(human_duration(Duration::from_secs(120)), "2 min");
     }
 }

@@ -2,6 +2,8 @@
 //! its type, enum values and description, and the fields of nested objects indented below.
 
 use serde_json::Value;
+use toolcell_schema::formats;
+use toolcell_schema::words::count_of;
 
 /// Fields shown per nested object before the rest are summed up.
 const MAX_FIELDS: usize = 8;
@@ -105,12 +107,43 @@ pub fn type_summary(root: &Value, schema: &Value) -> String {
     if let Some(variants) = variants {
         return variants.iter().map(|variant| type_summary(root, variant)).collect::<Vec<_>>().join(" or ");
     }
-    match &schema["type"] {
+    let kind = match &schema["type"] {
         Value::String(kind) if kind == "array" => format!("array of {}", type_summary(root, &schema["items"])),
         Value::String(kind) => kind.clone(),
         Value::Array(kinds) => kinds.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" or "),
         _ => "any".to_owned(),
+    };
+    match bounds(schema) {
+        Some(bounds) => format!("{kind}, {bounds}"),
+        None => kind,
     }
+}
+
+/// A schema's bounds and format in words: `1 to 100 characters`, `at most 20 items`, `from 1
+/// to 10`, `a date-time like 2024-03-10T08:30:00Z`.
+fn bounds(schema: &Value) -> Option<String> {
+    let number = |key: &str| schema.get(key).filter(|value| value.is_number()).map(Value::to_string);
+    let count = |key: &str| schema.get(key).and_then(Value::as_u64);
+    let counted = |low: Option<u64>, high: Option<u64>, unit: &str| match (low, high) {
+        (Some(low), Some(high)) if low == high => Some(count_of(low, unit)),
+        (Some(low), Some(high)) => Some(format!("{low} to {}", count_of(high, unit))),
+        (Some(low), None) if low > 0 => Some(format!("at least {}", count_of(low, unit))),
+        (None, Some(high)) => Some(format!("at most {}", count_of(high, unit))),
+        _ => None,
+    };
+    let mut words = Vec::new();
+    words.extend(counted(count("minLength"), count("maxLength"), "character"));
+    words.extend(counted(count("minItems"), count("maxItems"), "item"));
+    words.extend(match (number("minimum"), number("maximum")) {
+        (Some(low), Some(high)) => Some(format!("from {low} to {high}")),
+        (Some(low), None) => Some(format!("at least {low}")),
+        (None, Some(high)) => Some(format!("at most {high}")),
+        (None, None) => None,
+    });
+    words.extend(number("exclusiveMinimum").map(|low| format!("greater than {low}")));
+    words.extend(number("exclusiveMaximum").map(|high| format!("less than {high}")));
+    words.extend(schema["format"].as_str().and_then(formats::words).map(str::to_owned));
+    (!words.is_empty()).then(|| words.join(", "))
 }
 
 #[cfg(test)]

@@ -140,7 +140,8 @@ fn schema_prints_the_definition() {
         .success()
         .stdout(predicate::str::contains("title: Calculator"))
         .stdout(predicate::str::contains("hints: read-only, idempotent, closed world"))
-        .stdout(predicate::str::contains("expression (string, required)"));
+        .stdout(predicate::str::contains("expression (string, 1 to 10000 characters, required)"))
+        .stdout(predicate::str::contains("limits: fuel 10,000,000,000, timeout 5 s, memory 64 MiB"));
 }
 
 #[test]

@@ -6,10 +6,11 @@ use anyhow::bail;
 use toolcell_author::shell_quote;
 use toolcell_runtime::Format;
 use toolcell_runtime::policy::Grants;
+use toolcell_schema::words::human_bytes;
 
 use crate::describe::{describe_annotations, describe_granted, describe_requested};
 use crate::load::{Source, command_line, load_one, no_such_tool, warn_diagnostics};
-use crate::print::print_json;
+use crate::print::{grouped, human_duration, print_json};
 use crate::schema_text;
 
 pub(crate) async fn schema(
@@ -44,12 +45,12 @@ pub(crate) async fn schema(
     }
     if let Some(limits) = runtime.limits(&name) {
         out!(
-            "\nlimits: fuel {}, timeout {} ms, memory {} bytes, arguments {} bytes, output {} bytes",
-            limits.fuel,
-            limits.timeout.as_millis(),
-            limits.memory_bytes,
-            limits.max_argument_bytes,
-            limits.max_output_bytes
+            "\nlimits: fuel {}, timeout {}, memory {}, arguments {}, output {}",
+            grouped(limits.fuel),
+            human_duration(limits.timeout),
+            human_bytes(limits.memory_bytes),
+            human_bytes(limits.max_argument_bytes),
+            human_bytes(limits.max_output_bytes)
         );
     }
     let requested = runtime.requested(&name).map(describe_requested).unwrap_or_default();
