@@ -4,15 +4,17 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, SubscriptionFilter,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use tokio::sync::watch;
 use tokio_util::sync::{CancellationToken, DropGuard};
 use toolcell_runtime::{Arguments, ToolCall};
+use toolcell_schema::words::{closest, code_list, truncated};
 
 use crate::catalog::Catalog;
 use crate::context::ContextHeader;
@@ -22,6 +24,12 @@ use crate::convert;
 const INSTRUCTIONS: &str = "Every tool runs in a WebAssembly sandbox under time, fuel and memory limits. \
      When a call fails, the result has isError set and its text says what went wrong and what to change; \
      read it, fix the arguments, and call again.";
+
+/// The methods a client may call on this server (beside notifications).
+const METHODS: &[&str] = &["initialize", "ping", "tools/list", "tools/call"];
+
+/// The longest method name an error quotes: the name is the client's, of any length.
+const MAX_QUOTED_METHOD_BYTES: usize = 100;
 
 /// One client's connection (a stdio process, or an HTTP session or request) to the tools.
 #[derive(Debug)]
@@ -103,6 +111,39 @@ impl ServerHandler for ToolServer {
         *self.forwarding.lock().unwrap_or_else(PoisonError::into_inner) = Some(stop.drop_guard());
     }
 
+    /// Prompts and resources are not served: the error says what is.
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Err(unsupported("prompts/list"))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Err(unsupported("resources/list"))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Err(unsupported("resources/templates/list"))
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(unsupported(&request.method))
+    }
+
     fn accepted_subscription_filter(&self, _requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
         Some(SubscriptionFilter::builder().tools_list_changed().build())
     }
@@ -129,4 +170,19 @@ async fn next_change(changes: &mut watch::Receiver<u64>, stop: &CancellationToke
         () = stop.cancelled() => false,
         changed = changes.changed() => changed.is_ok(),
     }
+}
+
+/// `-32601` for `method`, saying what this server serves and the closest method it has.
+fn unsupported(method: &str) -> ErrorData {
+    let method = truncated(method, MAX_QUOTED_METHOD_BYTES);
+    let guess = closest(&method, METHODS.iter().copied(), 1)
+        .first()
+        .map(|best| format!(" Did you mean `{best}`?"))
+        .unwrap_or_default();
+    let methods: Vec<String> = METHODS.iter().map(|method| (*method).to_owned()).collect();
+    let message = format!(
+        "`{method}` is not a method of this server: toolcell serves tools, through {}.{guess}",
+        code_list(&methods)
+    );
+    ErrorData::new(ErrorCode::METHOD_NOT_FOUND, message, Some(json!({ "method": method })))
 }

@@ -189,6 +189,42 @@ async fn requests_from_a_file_are_all_answered_before_the_server_exits() {
     assert_eq!(values, [(1, Value::Null), (2, json!(2.0)), (3, json!(4.0))]);
 }
 
+#[tokio::test]
+async fn an_unknown_method_is_answered_with_what_the_server_serves() {
+    let requests = std::env::temp_dir().join(format!("toolcell-stdio-unknown-{}.jsonl", std::process::id()));
+    let lines: Vec<String> = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "file", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/lisst"}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "resources/list"}),
+    ]
+    .iter()
+    .map(Value::to_string)
+    .collect();
+    std::fs::write(&requests, lines.join("\n") + "\n").unwrap();
+    let child = serve_command(&[])
+        .stdin(std::fs::File::open(&requests).unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let output = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output()).await.unwrap().unwrap();
+    std::fs::remove_file(&requests).unwrap();
+    let replies: Vec<Value> =
+        String::from_utf8(output.stdout).unwrap().lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let error = |id: i64| replies.iter().find(|reply| reply["id"] == id).unwrap()["error"].clone();
+    assert_eq!(error(2)["code"], -32601);
+    assert_eq!(
+        error(2)["message"],
+        "`tools/lisst` is not a method of this server: toolcell serves tools, through `initialize`, `ping`, \
+         `tools/list`, `tools/call`. Did you mean `tools/list`?"
+    );
+    assert_eq!(error(2)["data"], json!({"method": "tools/lisst"}));
+    assert_eq!(error(3)["code"], -32601);
+    assert!(error(3)["message"].as_str().unwrap().starts_with("`resources/list` is not a method of this server"));
+}
+
 /// The server reads and writes pipes without blocking threads, which needs `O_NONBLOCK` on
 /// them; the flag belongs to the pipe's file description, which the process that started
 /// the server may share, so the server puts it back when it exits.
