@@ -1,10 +1,12 @@
 //! Isolation, context and stdio: what every call gets from the sandbox. Also checks that
 //! every test guest is covered by a test.
 
-use serde_json::{Map, json};
-use toolcell_runtime::{LimitOverrides, ToolCall};
+use std::time::Duration;
 
-use crate::common::{call, call_with, runtime, value};
+use serde_json::{Map, json};
+use toolcell_runtime::{LimitOverrides, Limits, Runtime, ToolCall};
+
+use crate::common::{COMPILE_CACHE, call, runtime, value};
 
 /// The test that covers each guest. `foreach_guest!` turns a guest missing here into a
 /// compile error, so no guest is built without being exercised.
@@ -106,8 +108,19 @@ async fn the_context_is_not_part_of_the_schema() {
 
 #[tokio::test]
 async fn stdout_and_stderr_are_captured_and_bounded() {
-    let limits = LimitOverrides::new().max_stdio_bytes(1000);
-    let output = call_with("chatty", json!({}), limits).await;
+    // Twenty thousand writes through the host take a fraction of a second, but on a loaded
+    // machine they once took past the default 5 s: this test is about the capture's bounds,
+    // not its speed, so it has time to spare.
+    let limits = Limits::default().with(&LimitOverrides::new().timeout(Duration::from_secs(120)));
+    let runtime = Runtime::builder()
+        .component_file(toolcell_tests::CHATTY)
+        .compile_cache(COMPILE_CACHE)
+        .limits(limits)
+        .build()
+        .await
+        .unwrap();
+    let call = ToolCall::new("call-1", "chatty", json!({})).with_limits(LimitOverrides::new().max_stdio_bytes(1000));
+    let output = runtime.call(call).await;
     assert_eq!(value(&output), json!("done"), "writing past the capture limit does not fail the tool");
     assert_eq!(output.diagnostics.stdout.len(), 1000);
     assert_eq!(output.diagnostics.stderr.len(), 1000);
