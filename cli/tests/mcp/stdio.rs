@@ -153,36 +153,44 @@ async fn stdout_carries_only_protocol_messages_and_the_server_exits_when_stdin_c
     assert_eq!(lines.next_line().await.unwrap(), None, "nothing after the replies");
 }
 
-/// Requests from a file (not a pipe) are all answered before the server exits at its end.
-#[tokio::test]
-async fn requests_from_a_file_are_all_answered_before_the_server_exits() {
-    let requests = std::env::temp_dir().join(format!("toolcell-stdio-requests-{}.jsonl", std::process::id()));
-    let lines: Vec<String> = [
+/// The server's replies to `requests` (after the handshake) read from a file, in the order it
+/// wrote them, once it exits at the file's end.
+async fn replies_from_a_file(name: &str, requests: &[Value]) -> Vec<Value> {
+    let file = std::env::temp_dir().join(format!("toolcell-stdio-{name}-{}.jsonl", std::process::id()));
+    let handshake = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "file", "version": "0"}}}),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-               "params": {"name": "calculator", "arguments": {"expression": "1 + 1"}}}),
-        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-               "params": {"name": "calculator", "arguments": {"expression": "2 + 2"}}}),
-    ]
-    .iter()
-    .map(Value::to_string)
-    .collect();
-    std::fs::write(&requests, lines.join("\n") + "\n").unwrap();
+    ];
+    let lines: Vec<String> = handshake.iter().chain(requests).map(Value::to_string).collect();
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
     let child = serve_command(&[])
-        .stdin(std::fs::File::open(&requests).unwrap())
+        .stdin(std::fs::File::open(&file).unwrap())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let output = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output()).await.unwrap().unwrap();
-    std::fs::remove_file(&requests).unwrap();
+    std::fs::remove_file(&file).unwrap();
     assert!(output.status.success(), "{}", output.status);
-    let mut values: Vec<(i64, Value)> = String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+    String::from_utf8(output.stdout).unwrap().lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+}
+
+/// Requests from a file (not a pipe) are all answered before the server exits at its end.
+#[tokio::test]
+async fn requests_from_a_file_are_all_answered_before_the_server_exits() {
+    let replies = replies_from_a_file(
+        "requests",
+        &[
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "calculator", "arguments": {"expression": "1 + 1"}}}),
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+               "params": {"name": "calculator", "arguments": {"expression": "2 + 2"}}}),
+        ],
+    )
+    .await;
+    let mut values: Vec<(i64, Value)> = replies
+        .iter()
         .map(|reply| (reply["id"].as_i64().unwrap(), reply["result"]["structuredContent"]["value"].clone()))
         .collect();
     values.sort_by_key(|(id, _)| *id);
@@ -191,28 +199,14 @@ async fn requests_from_a_file_are_all_answered_before_the_server_exits() {
 
 #[tokio::test]
 async fn an_unknown_method_is_answered_with_what_the_server_serves() {
-    let requests = std::env::temp_dir().join(format!("toolcell-stdio-unknown-{}.jsonl", std::process::id()));
-    let lines: Vec<String> = [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "file", "version": "0"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/lisst"}),
-        json!({"jsonrpc": "2.0", "id": 3, "method": "resources/list"}),
-    ]
-    .iter()
-    .map(Value::to_string)
-    .collect();
-    std::fs::write(&requests, lines.join("\n") + "\n").unwrap();
-    let child = serve_command(&[])
-        .stdin(std::fs::File::open(&requests).unwrap())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let output = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output()).await.unwrap().unwrap();
-    std::fs::remove_file(&requests).unwrap();
-    let replies: Vec<Value> =
-        String::from_utf8(output.stdout).unwrap().lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let replies = replies_from_a_file(
+        "unknown",
+        &[
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/lisst"}),
+            json!({"jsonrpc": "2.0", "id": 3, "method": "resources/list"}),
+        ],
+    )
+    .await;
     let error = |id: i64| replies.iter().find(|reply| reply["id"] == id).unwrap()["error"].clone();
     assert_eq!(error(2)["code"], -32601);
     assert_eq!(
