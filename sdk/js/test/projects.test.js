@@ -16,7 +16,9 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** Fills the template as the Rust side does: `{{key}}` in file names and contents. */
 function fromTemplate(name) {
-  const values = { "{{name}}": name, "{{module}}": name.replaceAll("-", "_"), "{{sdk_path}}": SDK };
+  const words = name.split(/[_-]/).filter(Boolean).join(" ");
+  const title = words.charAt(0).toUpperCase() + words.slice(1);
+  const values = { "{{name}}": name, "{{title}}": title, "{{module}}": name.replaceAll("-", "_"), "{{sdk_path}}": SDK };
   const fill = (text) => Object.entries(values).reduce((text, [key, value]) => text.replaceAll(key, value), text);
   const dir = join(scratch, name);
   mkdirSync(dir);

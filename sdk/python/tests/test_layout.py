@@ -17,10 +17,13 @@ TEMPLATE_FILES = ["pyproject.toml", "{{module}}.py", "test_{{module}}.py", ".git
 def render(name, into):
     """The template filled in as `toolcell new NAME --lang python` fills it."""
     module = name.replace("-", "_")
+    words = " ".join(word for word in name.replace("-", "_").split("_") if word)
+    title = words[:1].upper() + words[1:]
     for relative in TEMPLATE_FILES:
         with open(os.path.join(TEMPLATE, relative), encoding="utf-8") as file:
             text = file.read()
-        text = text.replace("{{name}}", name).replace("{{module}}", module).replace("{{function}}", module)
+        text = text.replace("{{name}}", name).replace("{{title}}", title)
+        text = text.replace("{{module}}", module).replace("{{function}}", module)
         with open(os.path.join(into, relative.replace("{{module}}", module)), "w", encoding="utf-8") as file:
             file.write(text)
 

@@ -29,7 +29,7 @@ class Stats:
     most_common: list[str] | None = None
 
 
-@tool(name="text_stats", read_only=True, idempotent=True)
+@tool(name="text_stats", title="Text stats", read_only=True, idempotent=True)
 def text_stats(
     text: Annotated[str, Length(min=1, max=100_000)],
     unit: Literal["words", "lines", "characters"] = "words",
