@@ -21,7 +21,6 @@ use tracing::Instrument;
 use tracing::instrument::WithSubscriber as _;
 
 use self::admission::Admission;
-
 use self::outcome::{classify, finish, redact};
 use crate::bindings::CallContext;
 use crate::load::{ToolEntry, Version};
