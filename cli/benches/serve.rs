@@ -133,12 +133,17 @@ async fn http_server(args: &[&str]) -> (Child, String) {
     command.args(args).stdout(Stdio::null()).stderr(Stdio::piped());
     let mut child = command.spawn().unwrap();
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = loop {
-        let line = lines.next_line().await.unwrap().expect("the server listens");
-        if let Some((_, url)) = line.split_once(" at ") {
-            break url.trim().to_owned();
+    let mut url = None;
+    // It listens at once, and its tools are ready (from the compile cache) a moment later.
+    loop {
+        let line = lines.next_line().await.unwrap().expect("the server listens and loads its tools");
+        if let Some(at) = line.strip_prefix("serving MCP at ") {
+            url = Some(at.trim().to_owned());
+        } else if line.ends_with(" tools ready") {
+            break;
         }
-    };
+    }
+    let url = url.expect("the server said where it listens");
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     (child, url)
 }

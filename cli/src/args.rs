@@ -88,6 +88,11 @@ pub(crate) enum Command {
         #[arg(value_name = "FILE", default_value = "-")]
         message: PathBuf,
     },
+    /// Compile every tool into the compile cache ahead of time, so that the next `serve`,
+    /// `invoke` or `list` starts in milliseconds (a first compile takes seconds per tool, the
+    /// `python` tool 10-20 s). Run it after installing or updating toolcell or your tools, with
+    /// the same --tools-dir and --cache-dir as the server. Exit code 0 when every tool loads.
+    Warm,
     /// Serve every tool to MCP clients, over stdio (the default) or streamable HTTP at /mcp.
     /// Policy, cache and limits apply as for `invoke`. Logs go to stderr (TOOLCELL_LOG).
     Serve(Box<ServeArgs>),

@@ -98,9 +98,7 @@ pub(crate) fn builder(source: Source<'_>, file: Option<&Path>, grants: Option<(&
         limits.memory_bytes = limits.memory_bytes.max(bytes);
         builder = builder.limits(limits);
     }
-    if let Some(report) = progress::compile_progress() {
-        builder = builder.on_load_progress(report);
-    }
+    builder = builder.on_load_progress(progress::compile_progress());
     if let Some(cache) = source.cache {
         builder = builder.compile_cache(cache);
     }

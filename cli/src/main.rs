@@ -26,7 +26,7 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 use crate::args::{Cli, Command};
-use crate::commands::{author, check, invoke, list, respond, schema, serve};
+use crate::commands::{author, check, invoke, list, respond, schema, serve, warm};
 use crate::load::{Source, default_cache_dir};
 use toolcell_runtime::Policy;
 
@@ -143,6 +143,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Invoke(args) => invoke::invoke(source, *args).await,
         Command::Respond { format, message } => respond::respond(source, format, &message).await,
         Command::Serve(args) => serve::serve(source, *args).await,
+        Command::Warm => warm::warm(source).await,
         Command::New { name, path, lang } => author::new_tool(&name, path, lang.into()),
         Command::Build { path, out } => author::build(source, &path, out).await,
         Command::Completions { shell } => {

@@ -491,7 +491,7 @@ fn a_trap_is_logged_with_its_wasm_backtrace_but_not_the_hosts() {
 }
 
 #[test]
-fn a_progress_bar_shows_while_compiling_on_a_terminal_only() {
+fn compiling_shows_a_bar_on_a_terminal_and_a_line_per_tool_elsewhere() {
     let dir = std::env::temp_dir().join(format!("toolcell-cli-progress-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -504,12 +504,16 @@ fn a_progress_bar_shows_while_compiling_on_a_terminal_only() {
         .output()
         .expect("`script` from util-linux runs a command on a terminal");
     let shown = String::from_utf8_lossy(&on_terminal.stdout);
-    assert!(shown.contains("compiling 0/1 tools: counter.wasm"), "{shown}");
+    assert!(shown.contains("compiling 0/1 tools, once (then cached): counter.wasm ("), "{shown}");
     assert!(shown.contains("counter"), "and then the list: {shown}");
+    assert!(!shown.contains("toolcell: compiling"), "a bar, not lines: {shown}");
 
     let piped = toolcell().args(["--no-cache", "--tools-dir"]).arg(&dir).arg("list").output().unwrap();
     assert!(piped.status.success());
-    assert_eq!(String::from_utf8_lossy(&piped.stderr), "", "no bar when stderr is not a terminal");
+    let lines: Vec<String> = String::from_utf8_lossy(&piped.stderr).lines().map(str::to_owned).collect();
+    assert_eq!(lines.len(), 2, "a line as the tool starts compiling and one as it ends: {lines:?}");
+    assert!(lines[0].starts_with("toolcell: compiling counter.wasm ("), "{lines:?}");
+    assert!(lines[1].starts_with("toolcell: compiled counter.wasm in "), "{lines:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

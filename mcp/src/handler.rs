@@ -70,7 +70,7 @@ impl ServerHandler for ToolServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         // The runtime keeps tools by name, so the order is deterministic.
-        let runtime = self.catalog.runtime();
+        let runtime = self.catalog.runtime().await.map_err(not_loaded)?;
         Ok(ListToolsResult::with_all_items(runtime.definitions().map(convert::tool).collect()))
     }
 
@@ -79,7 +79,11 @@ impl ServerHandler for ToolServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let runtime = self.catalog.runtime();
+        // A call made while the tools are still compiling waits for them, unless cancelled.
+        let runtime = tokio::select! {
+            runtime = self.catalog.runtime() => runtime.map_err(not_loaded)?,
+            () = context.ct.cancelled() => return Err(ErrorData::internal_error("the call was cancelled", None)),
+        };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let mut call = ToolCall::new(context.id.to_string(), request.name, Arguments::Value(arguments))
             .with_context(self.host_context(&context));
@@ -170,6 +174,11 @@ async fn next_change(changes: &mut watch::Receiver<u64>, stop: &CancellationToke
         () = stop.cancelled() => false,
         changed = changes.changed() => changed.is_ok(),
     }
+}
+
+/// The error for a request that needs the tools when they are not there to serve it.
+fn not_loaded(message: String) -> ErrorData {
+    ErrorData::internal_error(message, None)
 }
 
 /// `-32601` for `method`, saying what this server serves and the closest method it has.

@@ -253,9 +253,12 @@ fn router(
         .route("/healthz", get(move || healthz(health.clone())))
 }
 
-/// `GET /healthz`: 200 with the number of tools, for load balancers and probes.
+/// `GET /healthz`: 200 with the number of tools, for load balancers and probes; 503 while
+/// the tools are still compiling (the server answers handshakes, but calls would wait).
 async fn healthz(catalog: Arc<Catalog>) -> Response {
-    let runtime = catalog.runtime();
+    let Some(runtime) = catalog.current() else {
+        return (StatusCode::SERVICE_UNAVAILABLE, axum::Json(json!({ "status": "loading" }))).into_response();
+    };
     let body = json!({ "status": "ok", "tools": runtime.definitions().len(), "calls": runtime.calls_in_flight() });
     axum::Json(body).into_response()
 }
@@ -312,7 +315,7 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 async fn drain(catalog: &Catalog, grace: Duration) {
     let until = Instant::now() + grace;
     loop {
-        let calls = catalog.runtime().calls_in_flight();
+        let Some(calls) = catalog.current().map(|runtime| runtime.calls_in_flight()) else { return };
         if calls.running + calls.waiting == 0 {
             return;
         }

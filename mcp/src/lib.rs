@@ -33,7 +33,7 @@ use std::sync::Arc;
 
 use rmcp::ServiceExt;
 
-pub use catalog::Catalog;
+pub use catalog::{Catalog, MAX_WAITING_FOR_LOAD};
 pub use conn::raise_open_files_limit;
 pub use context::{ContextHeader, ContextHeaderError};
 pub use handler::ToolServer;

@@ -92,7 +92,9 @@ fn concerns_tools(path: &Path) -> bool {
 /// Reloads, and returns the error that kept the previous version serving, if any: the same
 /// error again is logged at debug level, not as a new warning.
 async fn reload(catalog: &Catalog, dir: &Path, last_error: Option<String>) -> Option<String> {
-    let current = catalog.runtime();
+    // A change while the tools first load: reload after it (it may have read the folder
+    // before the change).
+    let Ok(current) = catalog.runtime().await else { return last_error };
     match current.reload().await {
         Ok((next, _)) if next.same_version(&current) => {
             tracing::debug!(dir = %dir.display(), "tools unchanged, not reloaded");

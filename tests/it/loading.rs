@@ -159,11 +159,12 @@ async fn only_tool_loads_the_file_named_after_it_or_else_everything() {
 }
 
 #[tokio::test]
-async fn compiling_is_reported_and_reading_the_cache_is_not() {
+async fn compiling_is_reported_one_component_at_a_time_smallest_first_and_reading_the_cache_is_not() {
     use std::sync::{Arc, Mutex};
     use toolcell_runtime::load::LoadEvent;
 
     let cache = temp_dir("progress-cache");
+    let file_name = |source: &str| Path::new(source).file_name().unwrap().to_string_lossy().into_owned();
     let load = || {
         let events = Arc::new(Mutex::new(Vec::new()));
         let seen = events.clone();
@@ -172,24 +173,32 @@ async fn compiling_is_reported_and_reading_the_cache_is_not() {
             .component_file(toolcell_tests::ECHO)
             .compile_cache(&cache)
             .on_load_progress(move |event| {
-                let (what, source) = match event {
-                    LoadEvent::Compiling { source } => ("compiling", source),
-                    LoadEvent::Compiled { source } => ("compiled", source),
-                    _ => ("other", ""),
+                let event = match event {
+                    LoadEvent::Compiling { source, bytes } => format!("compiling {} {bytes}", file_name(source)),
+                    LoadEvent::Compiled { source, ok, .. } => format!("compiled {} {ok}", file_name(source)),
+                    _ => "other".to_owned(),
                 };
-                let file = Path::new(source).file_name().unwrap().to_string_lossy().into_owned();
-                seen.lock().unwrap().push(format!("{what} {file}"));
+                seen.lock().unwrap().push(event);
             });
         async move {
             let runtime = builder.build().await.unwrap();
             assert_eq!(runtime.definitions().count(), 2);
-            let mut events = events.lock().unwrap().clone();
-            events.sort();
-            events
+            events.lock().unwrap().clone()
         }
     };
-    let cold = load().await;
-    assert_eq!(cold, ["compiled counter.wasm", "compiled echo.wasm", "compiling counter.wasm", "compiling echo.wasm"]);
+    let mut files: Vec<(u64, &str)> = [toolcell_tests::COUNTER, toolcell_tests::ECHO]
+        .into_iter()
+        .map(|path| (std::fs::metadata(path).unwrap().len(), path))
+        .collect();
+    files.sort();
+    let expected: Vec<String> = files
+        .iter()
+        .flat_map(|(bytes, path)| {
+            let name = file_name(path);
+            [format!("compiling {name} {bytes}"), format!("compiled {name} true")]
+        })
+        .collect();
+    assert_eq!(load().await, expected, "each compiled before the next starts, the smaller first");
     assert_eq!(load().await, Vec::<String>::new(), "from the cache: nothing to report");
     std::fs::remove_dir_all(&cache).unwrap();
     let _ = std::fs::remove_file(cache.with_extension("key"));

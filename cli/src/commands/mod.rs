@@ -7,3 +7,4 @@ pub(crate) mod list;
 pub(crate) mod respond;
 pub(crate) mod schema;
 pub(crate) mod serve;
+pub(crate) mod warm;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use toolcell_mcp::{Catalog, HttpOptions};
+use toolcell_runtime::RuntimeBuilder;
 
 use crate::args::{ServeArgs, Transport};
 use crate::load::{Source, builder, warn_diagnostics};
@@ -28,10 +29,9 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
     if let Some(calls) = args.max_concurrent_calls {
         builder = builder.max_concurrent_calls(calls);
     }
-    let runtime = builder.build().await?;
-    warn_diagnostics(&runtime);
-    let tools = runtime.definitions().len();
-    let catalog = Arc::new(Catalog::new(runtime));
+    // Clients connect and handshake at once; the tools load (on a cold cache, compile) beside
+    // them, and requests that need the tools wait for them.
+    let catalog = Arc::new(Catalog::loading());
     let _reloader = match source.tools_dir {
         Some(dir) if !args.no_reload => Some(
             toolcell_mcp::watch(catalog.clone(), dir)
@@ -39,10 +39,14 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
         ),
         _ => None,
     };
+    let loading = load_into(&catalog, builder);
     match args.transport {
         Transport::Stdio => {
-            tracing::info!(tools, "serving MCP over stdio");
-            toolcell_mcp::serve_stdio(catalog).await?;
+            tracing::info!("serving MCP over stdio");
+            tokio::select! {
+                served = toolcell_mcp::serve_stdio(catalog.clone()) => served?,
+                failed = loading => return Err(failed),
+            }
         }
         Transport::Http => {
             let mut options = HttpOptions::default();
@@ -63,11 +67,31 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
                 args.max_buffered_bytes.map(|bytes| usize::try_from(bytes).unwrap_or(usize::MAX));
             let listener = toolcell_mcp::bind(&options).await?;
             let address = listener.local_addr()?;
-            eprintln!("serving {tools} tools over MCP at http://{address}/mcp");
-            toolcell_mcp::serve_on(listener, catalog, options, shutdown_signal()).await?;
+            eprintln!("serving MCP at http://{address}/mcp");
+            tokio::select! {
+                served = toolcell_mcp::serve_on(listener, catalog.clone(), options, shutdown_signal()) => served?,
+                failed = loading => return Err(failed),
+            }
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Builds the runtime into `catalog`, then waits for ever; completes only when the tools
+/// could not be loaded at all, with the reason.
+async fn load_into(catalog: &Catalog, builder: RuntimeBuilder) -> anyhow::Error {
+    match builder.build().await {
+        Ok(runtime) => {
+            warn_diagnostics(&runtime);
+            eprintln!("toolcell: {} tools ready", runtime.definitions().len());
+            catalog.loaded(runtime);
+            std::future::pending().await
+        }
+        Err(err) => {
+            catalog.failed(err.to_string());
+            anyhow::Error::new(err).context("cannot load the tools")
+        }
+    }
 }
 
 /// Completes on SIGINT or SIGTERM.

@@ -97,7 +97,8 @@ pub struct HttpServer {
     pub child: Child,
     pub url: String,
     pub base: String,
-    /// The server's stderr from the line after the one saying where it listens.
+    /// The server's stderr from the line after the one saying where it listens (without the
+    /// one saying its tools are ready).
     pub log: mpsc::UnboundedReceiver<String>,
 }
 
@@ -111,8 +112,37 @@ impl HttpServer {
         Self::start_with_env(listen, args, &[]).await
     }
 
-    /// [`HttpServer::start_on`] with these environment variables set for the server.
+    /// [`HttpServer::start_on`] with these environment variables set for the server; returns
+    /// once its tools are ready.
     pub async fn start_with_env(listen: &str, args: &[&str], env: &[(&str, &str)]) -> Self {
+        let mut server = Self::start_listening(listen, args, env).await;
+        let mut before = Vec::new();
+        let ready = tokio::time::timeout(Duration::from_secs(120), async {
+            while let Some(line) = server.log.recv().await {
+                if line.starts_with("toolcell: ") && line.ends_with(" tools ready") {
+                    return;
+                }
+                before.push(line);
+            }
+            panic!("the server exited before its tools were ready");
+        });
+        ready.await.expect("the tools are ready within two minutes");
+        // What was logged while loading stays for the test to read.
+        let (logged, log) = mpsc::unbounded_channel();
+        for line in before {
+            let _ = logged.send(line);
+        }
+        let mut rest = std::mem::replace(&mut server.log, log);
+        tokio::spawn(async move {
+            while let Some(line) = rest.recv().await {
+                let _ = logged.send(line);
+            }
+        });
+        server
+    }
+
+    /// Starts the server and returns as soon as it listens: its tools may still be loading.
+    pub async fn start_listening(listen: &str, args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut command = serve_command(&["--transport", "http", "--listen", listen]);
         command.args(args).envs(env.iter().copied()).stderr(Stdio::piped()).stdout(Stdio::null());
         let mut child = command.spawn().expect("toolcell starts");

@@ -94,13 +94,16 @@ async fn assemble_from(
     Ok((version, compiled))
 }
 
-/// Compiles every component in parallel on the blocking pool, reads each one's metadata as
-/// it finishes, and keeps the first of any two that define the same tool name. A component
-/// the `previous` version loaded from the same bytes is reused as it is; one that fails
-/// where the previous version loaded it keeps that version, unless `policy` changed that
-/// tool's grants (they were written for the component that failed, not for the old one).
-/// Returns the sources compiled, and whether a load failed for want of something in the
-/// host rather than in the component (the next reload must try it again).
+/// Compiles every component, one at a time and smallest first, reads each one's metadata,
+/// and keeps the first (in the order of the sources) of any two that define the same tool
+/// name. A component the `previous` version loaded from the same bytes is reused as it is;
+/// one that fails where the previous version loaded it keeps that version, unless `policy`
+/// changed that tool's grants (they were written for the component that failed, not for the
+/// old one). Returns the sources compiled, and whether a load failed for want of something in
+/// the host rather than in the component (the next reload must try it again).
+///
+/// One at a time, because each compilation already uses every core: the small tools are ready
+/// (and in the compile cache) in a fraction of the time, rather than all at the end together.
 async fn compile_and_load(
     shared: &Shared,
     inputs: Vec<Input>,
@@ -109,25 +112,28 @@ async fn compile_and_load(
     previous: Option<&Version>,
     diagnostics: &mut Vec<LoadDiagnostic>,
 ) -> (BTreeMap<String, LoadedTool>, Vec<String>, bool) {
-    let preparing: Vec<_> = inputs
-        .into_iter()
-        .map(|Input { source, read }| {
-            let before = previous.and_then(|inner| inner.loaded_from(&source));
-            let before_digest = before.map(|tool| tool.digest);
-            let (engine, linkers, cache) = (shared.engine.clone(), shared.linkers.clone(), shared.cache.clone());
-            let (label, progress) = (source.clone(), shared.progress.clone());
-            let prepare = move || {
-                let report = |event: LoadEvent<'_>| progress.as_ref().map_or((), |report| report(event));
-                prepare_input(&engine, &linkers, cache.as_ref(), read, before_digest, &label, &report)
-            };
-            (source, before, tokio::task::spawn_blocking(prepare))
-        })
-        .collect();
+    let mut smallest_first: Vec<(usize, Input)> = inputs.into_iter().enumerate().collect();
+    smallest_first.sort_by_key(|(_, input)| input.read.len());
+    let mut preparing = Vec::with_capacity(smallest_first.len());
+    for (index, Input { source, read }) in smallest_first {
+        let before = previous.and_then(|inner| inner.loaded_from(&source));
+        let before_digest = before.map(|tool| tool.digest);
+        let (engine, linkers, cache) = (shared.engine.clone(), shared.linkers.clone(), shared.cache.clone());
+        let (label, progress) = (source.clone(), shared.progress.clone());
+        let prepare = move || {
+            let report = |event: LoadEvent<'_>| progress.as_ref().map_or((), |report| report(event));
+            prepare_input(&engine, &linkers, cache.as_ref(), read, before_digest, &label, &report)
+        };
+        let prepared = tokio::task::spawn_blocking(prepare)
+            .await
+            .unwrap_or_else(|err| Preparing::Failed(format!("loading panicked: {err}")));
+        preparing.push((index, source, before, prepared));
+    }
+    preparing.sort_by_key(|(index, ..)| *index);
     let mut compiled = Vec::new();
     let mut retry = false;
     let mut tools: BTreeMap<String, LoadedTool> = BTreeMap::new();
-    for (source, before, preparing) in preparing {
-        let preparing = preparing.await.unwrap_or_else(|err| Preparing::Failed(format!("loading panicked: {err}")));
+    for (_, source, before, preparing) in preparing {
         let loaded = match (preparing, before) {
             (Preparing::Failed(reason), _) => {
                 diagnostics.push(LoadDiagnostic { source, reason });
@@ -231,11 +237,11 @@ fn prepare_input(
     let compiled = std::cell::Cell::new(false);
     let compiling = || {
         compiled.set(true);
-        report(LoadEvent::Compiling { source });
+        report(LoadEvent::Compiling { source, bytes: bytes.len() });
     };
     let prepared = component::prepare(engine, linkers, cache, &bytes, &digest, &compiling);
     if compiled.get() {
-        report(LoadEvent::Compiled { source });
+        report(LoadEvent::Compiled { source, elapsed: started.elapsed(), ok: prepared.is_ok() });
     }
     tracing::debug!(bytes = bytes.len(), elapsed_ms = started.elapsed().as_millis(), "prepared");
     Preparing::Compiled { digest, identity, prepared }

@@ -24,6 +24,8 @@ use toolcell_schema::CompiledSchema;
 
 /// What loading is doing, for a progress display. Only compilation is reported: a component
 /// read from the compile cache is ready in milliseconds, one compiled takes seconds.
+/// Components are compiled one at a time, smallest first (each compilation uses every core),
+/// so each is in the cache as soon as it is done.
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
 pub enum LoadEvent<'a> {
@@ -31,11 +33,17 @@ pub enum LoadEvent<'a> {
     Compiling {
         /// The file or label.
         source: &'a str,
+        /// The component's size.
+        bytes: usize,
     },
     /// That compilation ended, in a compiled component or an error.
     Compiled {
         /// The file or label.
         source: &'a str,
+        /// How long it took.
+        elapsed: Duration,
+        /// Whether it compiled (and, with a cache, is kept there for the next start).
+        ok: bool,
     },
 }
 
@@ -115,6 +123,14 @@ impl Read {
     pub(crate) fn given(bytes: bytes::Bytes) -> Self {
         let digest = cache::digest(&bytes);
         Self::Bytes { bytes, digest, identity: None }
+    }
+
+    /// How many bytes were read (none when the file was not read again, or could not be).
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Self::Bytes { bytes, .. } => bytes.len(),
+            Self::Same { .. } | Self::Failed(_) => 0,
+        }
     }
 
     /// The digest of the bytes, when they could be read.

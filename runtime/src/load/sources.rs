@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use super::component::{self, Read};
 use super::error::RuntimeError;
 use super::version::{Fingerprint, Recipe, Source, Version};
-use crate::policy::{POLICY_FILE, Policy, PolicyError};
+use crate::policy::{EnvValue, MIN_SECRET_CHARS, POLICY_FILE, Policy, PolicyError};
+use crate::redact::Redactor;
 use crate::tool::definition::is_tool_name;
 
 /// Every tools folder's policy file and its bytes (`None` where the folder has none).
@@ -79,6 +80,7 @@ pub(super) async fn read_snapshot(
         attempts += 1;
         let files = read_policy_files(&recipe.sources)?;
         let policy = parse_policy_files(&files, &recipe.policy)?;
+        hide_secrets_from_logs(&policy);
         let only = recipe.only_tool.as_deref().filter(|_| narrow);
         let (listed, narrowed) =
             match only.and_then(|tool| read_named_sources(&recipe.sources, &callable_from(tool, &policy))) {
@@ -98,6 +100,19 @@ pub(super) async fn read_snapshot(
             return Err(RuntimeError::PolicyChanging { file, attempts });
         }
     }
+}
+
+/// Keeps the policy's secrets out of every log line from the moment the policy is read, not
+/// only once a tool is granted them: a server answers requests, and logs them, while its
+/// tools still compile. (A value too short to be a secret is refused when it is granted, and
+/// hiding it would blank every word that contains it.)
+fn hide_secrets_from_logs(policy: &Policy) {
+    let values = policy.tools().flat_map(|(_, grants)| &grants.env).filter_map(|grant| match &grant.value {
+        EnvValue::Secret(value) => Some(value.clone()),
+        EnvValue::FromHost(variable) => std::env::var(variable).ok(),
+        EnvValue::Fixed(_) => None,
+    });
+    Redactor::granted(values.filter(|value| value.chars().count() >= MIN_SECRET_CHARS));
 }
 
 /// Reads the listed components on the blocking pool, all at once.

@@ -1,0 +1,149 @@
+//! A cold start: `serve` on an empty compile cache answers clients at once and compiles
+//! beside them; what it compiled before it was stopped is kept; `warm` compiles ahead of time.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+use crate::common::{HttpServer, ToolsDir, initialize, post, serve_command};
+
+/// Three of the standard tools: seconds of compiling, one after the other.
+const SLOW_TO_COMPILE: [&str; 3] = [toolcell_tools::REGEX, toolcell_tools::JSON_QUERY, toolcell_tools::FILES];
+
+/// An empty cache folder of its own, removed first.
+fn empty_cache(name: &str) -> PathBuf {
+    let cache = std::env::temp_dir().join(format!("toolcell-cold-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    cache
+}
+
+#[tokio::test]
+async fn a_cold_server_answers_the_handshake_while_its_tools_compile() {
+    let dir = ToolsDir::with("cold-http", &SLOW_TO_COMPILE);
+    let cache = empty_cache("http");
+    let tools_dir = dir.path().to_str().unwrap();
+    let args = ["--no-reload", "--tools-dir", tools_dir, "--cache-dir", cache.to_str().unwrap()];
+    let mut server = HttpServer::start_listening("127.0.0.1:0", &args, &[]).await;
+    let http = reqwest::Client::new();
+    // Listening, and saying it is still loading: not ready for a load balancer yet.
+    let health = http.get(format!("{}/healthz", server.base)).send().await.unwrap();
+    assert_eq!(health.status(), 503);
+    assert_eq!(health.json::<serde_json::Value>().await.unwrap(), json!({"status": "loading"}));
+    let response = post(&http, &server.url, &initialize()).send().await.unwrap();
+    assert_eq!(response.status(), 200, "the handshake does not wait for the tools");
+    let session = response.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let still_loading = http.get(format!("{}/healthz", server.base)).send().await.unwrap();
+    assert_eq!(still_loading.status(), 503, "answered while compiling");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    post(&http, &server.url, &initialized).header("mcp-session-id", &session).send().await.unwrap();
+
+    // A list waits for the tools rather than failing.
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let listed = post(&http, &server.url, &list).header("mcp-session-id", &session).send().await.unwrap();
+    let body = listed.text().await.unwrap();
+    for tool in ["regex", "json_query", "files"] {
+        assert!(body.contains(&format!("\"name\":\"{tool}\"")), "{tool} listed: {body}");
+    }
+    let health = http.get(format!("{}/healthz", server.base)).send().await.unwrap();
+    assert_eq!(health.status(), 200);
+
+    // stderr said what was compiling, a line per tool (it is a pipe here), then that the tools were ready.
+    let mut log = Vec::new();
+    while let Ok(Some(line)) = tokio::time::timeout(Duration::from_secs(5), server.log.recv()).await {
+        let ready = line.ends_with("tools ready");
+        log.push(line);
+        if ready {
+            break;
+        }
+    }
+    let compiling: Vec<&String> = log.iter().filter(|line| line.starts_with("toolcell: compiling ")).collect();
+    assert_eq!(compiling.len(), 3, "{log:#?}");
+    assert_eq!(log.last().map(String::as_str), Some("toolcell: 3 tools ready"), "{log:#?}");
+    std::fs::remove_dir_all(&cache).unwrap();
+}
+
+#[tokio::test]
+async fn a_server_stopped_while_compiling_keeps_what_it_compiled() {
+    let dir = ToolsDir::with("cold-stopped", &SLOW_TO_COMPILE);
+    let cache = empty_cache("stopped");
+    let start = || {
+        let mut command = serve_command(&[
+            "--no-reload",
+            "--tools-dir",
+            dir.path().to_str().unwrap(),
+            "--cache-dir",
+            cache.to_str().unwrap(),
+        ]);
+        command.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::null());
+        command.stderr(std::process::Stdio::piped()).spawn().unwrap()
+    };
+    let mut first = start();
+    let mut lines = BufReader::new(first.stderr.take().unwrap()).lines();
+    let done = tokio::time::timeout(Duration::from_secs(120), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if let Some(done) = line.strip_prefix("toolcell: compiled ") {
+                return done.split(' ').next().unwrap().to_owned();
+            }
+        }
+        panic!("the server ended before compiling anything");
+    })
+    .await
+    .unwrap();
+    // Stopped as a client that timed out would stop it, while the next tool compiles.
+    first.kill().await.unwrap();
+
+    let mut second = start();
+    let mut lines = BufReader::new(second.stderr.take().unwrap()).lines();
+    let mut compiled_again = Vec::new();
+    tokio::time::timeout(Duration::from_secs(120), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line.ends_with("tools ready") {
+                return;
+            }
+            if let Some(file) = line.strip_prefix("toolcell: compiling ") {
+                compiled_again.push(file.split(' ').next().unwrap().to_owned());
+            }
+        }
+        panic!("the second server ended before its tools were ready");
+    })
+    .await
+    .unwrap();
+    second.kill().await.unwrap();
+    assert!(!compiled_again.contains(&done), "{done} was cached by the first server: {compiled_again:?}");
+    assert_eq!(compiled_again.len(), 2, "{compiled_again:?}");
+    std::fs::remove_dir_all(&cache).unwrap();
+}
+
+#[test]
+fn warm_compiles_every_tool_ahead_of_time_and_says_so() {
+    let dir = empty_cache("warm-tools");
+    std::fs::create_dir_all(&dir).unwrap();
+    for guest in [toolcell_tests::COUNTER, toolcell_tests::ECHO] {
+        let file = std::path::Path::new(guest);
+        std::fs::copy(file, dir.join(file.file_name().unwrap())).unwrap();
+    }
+    let cache = empty_cache("warm");
+    let warm = || {
+        std::process::Command::new(crate::common::TOOLCELL)
+            .args(["warm", "--tools-dir", dir.to_str().unwrap(), "--cache-dir", cache.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let first = warm();
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    let said = String::from_utf8_lossy(&first.stdout);
+    let expected = format!("2 tools are in the compile cache {}: 2 compiled now in ", cache.display());
+    assert!(said.starts_with(&expected) && said.trim_end().ends_with(", 0 already there"), "{said}");
+    let second = warm();
+    let said = String::from_utf8_lossy(&second.stdout);
+    assert!(said.contains(": 0 compiled now in ") && said.trim_end().ends_with(", 2 already there"), "{said}");
+    assert_eq!(String::from_utf8_lossy(&second.stderr), "", "nothing compiles, so nothing is shown");
+
+    let no_cache = std::process::Command::new(crate::common::TOOLCELL).args(["--no-cache", "warm"]).output().unwrap();
+    assert_eq!(no_cache.status.code(), Some(2), "a usage error");
+    assert!(String::from_utf8_lossy(&no_cache.stderr).contains("drop --no-cache"));
+    std::fs::remove_dir_all(&cache).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
