@@ -14,15 +14,21 @@ use crate::parse;
 
 /// Run sandboxed WebAssembly tools for LLM agents.
 ///
-/// Tools come from --tools-dir (or TOOLCELL_TOOLS_DIR); without either, from the eight
-/// standard tools built into this binary (calculator, json_query, regex, datetime,
-/// unit_convert, http_fetch, files, python). A NAME|FILE argument that names a `.wasm` file loads just that file.
+/// The tools are the eight standard tools built into this binary (calculator, json_query,
+/// regex, datetime, unit_convert, http_fetch, files, python) and those of --tools-dir (or
+/// TOOLCELL_TOOLS_DIR), beside them; --no-builtins leaves the standard ones out. A NAME|FILE
+/// argument that names a `.wasm` file loads just that file.
 #[derive(Debug, Parser)]
 #[command(name = "toolcell", version = env!("TOOLCELL_VERSION"), propagate_version = true)]
 pub(crate) struct Cli {
-    /// Load tools from this folder (every *.wasm in it) instead of the built-in tools.
+    /// Load the tools of this folder (every *.wasm in it, with its toolcell.toml) beside the
+    /// built-in tools. A file named like a built-in one (calculator.wasm) replaces it.
     #[arg(long, global = true, env = "TOOLCELL_TOOLS_DIR", value_name = "DIR")]
     pub(crate) tools_dir: Option<PathBuf>,
+
+    /// Leave out the eight built-in tools: only --tools-dir's are loaded.
+    #[arg(long, global = true, env = "TOOLCELL_NO_BUILTINS")]
+    pub(crate) no_builtins: bool,
 
     /// Keep compiled tools here [default: $XDG_CACHE_HOME/toolcell or ~/.cache/toolcell].
     #[arg(long, global = true, env = "TOOLCELL_CACHE_DIR", value_name = "DIR")]
@@ -119,6 +125,17 @@ pub(crate) enum Command {
         /// The tools folder to copy the component into [default: --tools-dir, else ./tools].
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+    },
+    /// Write the eight built-in tools (NAME.wasm) and their policy (toolcell.toml) into DIR:
+    /// to serve them from a folder with your own, change their policy, or ship them.
+    ExportBuiltins {
+        /// The folder (created if missing).
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+        /// Replace files in DIR that differ from the built-in ones (a changed toolcell.toml
+        /// among them).
+        #[arg(long)]
+        force: bool,
     },
     /// Print a completion script for SHELL, e.g. `toolcell completions bash >
     /// ~/.local/share/bash-completion/completions/toolcell`.

@@ -14,6 +14,8 @@ use crate::progress;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Source<'a> {
     pub(crate) tools_dir: Option<&'a Path>,
+    /// Whether the built-in tools are loaded (beside the tools folder's).
+    pub(crate) builtins: bool,
     pub(crate) cache: Option<&'a Path>,
     pub(crate) policy: &'a Policy,
     /// A memory limit the calls will ask for: the pool's slots are made at least this large,
@@ -80,19 +82,19 @@ pub(crate) async fn load(
     Ok(builder(source, file, grants).allow_raising_limits_per_call().build().await?)
 }
 
-/// A runtime builder over one file, a tools folder, or the built-in tools, with the policy
-/// and `grants` for one tool.
+/// A runtime builder over one file, or a tools folder and the built-in tools, with the
+/// policy and `grants` for one tool.
 pub(crate) fn builder(source: Source<'_>, file: Option<&Path>, grants: Option<(&str, &Grants)>) -> RuntimeBuilder {
-    let builtin = file.is_none() && source.tools_dir.is_none();
-    let mut builder = Runtime::builder().policy(if builtin {
-        // The built-in tools come with their policy (the interpreter's limits), with the
-        // operator's over it; a tools folder has its own toolcell.toml.
-        let mut policy = builtin_policy();
-        policy.merge(source.policy.clone());
-        policy
-    } else {
-        source.policy.clone()
-    });
+    let builtins = if file.is_none() && source.builtins { builtins_beside(source.tools_dir) } else { Vec::new() };
+    let mut builder = Runtime::builder().policy(source.policy.clone());
+    // The built-in tools come with their policy (the interpreter's limits), beneath the tools
+    // folder's toolcell.toml and the operator's --policy; not for a tool the folder replaces.
+    let loaded = |tool: &str| builtins.iter().any(|(file, _)| file.strip_suffix(".wasm") == Some(tool));
+    let mut defaults = Policy::new();
+    for (tool, grants) in builtin_policy().tools().filter(|(tool, _)| loaded(tool)) {
+        defaults.grant(tool, grants.clone());
+    }
+    builder = builder.default_policy(defaults);
     if let Some(bytes) = source.call_memory_bytes {
         let mut limits = Limits::default();
         limits.memory_bytes = limits.memory_bytes.max(bytes);
@@ -109,12 +111,17 @@ pub(crate) fn builder(source: Source<'_>, file: Option<&Path>, grants: Option<(&
         builder = builder.host_secret(secret);
     }
     match (file, source.tools_dir) {
-        (Some(file), _) => builder.component_file(file),
-        (None, Some(dir)) => builder.tools_dir(dir),
-        (None, None) => toolcell_tools::ALL
-            .iter()
-            .fold(builder, |builder, (file, bytes)| builder.component_bytes(format!("builtin:{file}"), *bytes)),
+        (Some(file), _) => return builder.component_file(file),
+        (None, Some(dir)) => builder = builder.tools_dir(dir),
+        (None, None) => {}
     }
+    builtins.iter().fold(builder, |builder, (file, bytes)| builder.component_bytes(format!("builtin:{file}"), *bytes))
+}
+
+/// The built-in tools, but those the tools folder replaces with a file of the same name.
+fn builtins_beside(tools_dir: Option<&Path>) -> Vec<(&'static str, &'static [u8])> {
+    let replaced = |file: &str| tools_dir.is_some_and(|dir| dir.join(file).is_file());
+    toolcell_tools::ALL.iter().copied().filter(|(file, _)| !replaced(file)).collect()
 }
 
 /// The values of the OTLP exporter's headers (`OTEL_EXPORTER_OTLP_*HEADERS`, `key=value`

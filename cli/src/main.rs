@@ -26,7 +26,7 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 use crate::args::{Cli, Command};
-use crate::commands::{author, check, invoke, list, respond, schema, serve, warm};
+use crate::commands::{author, check, export, invoke, list, respond, schema, serve, warm};
 use crate::load::{Source, default_cache_dir};
 use toolcell_runtime::Policy;
 
@@ -130,8 +130,12 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(file) => Policy::from_file(file)?,
         None => Policy::new(),
     };
+    if cli.no_builtins && cli.tools_dir.is_none() && !matches!(cli.command, Command::ExportBuiltins { .. }) {
+        anyhow::bail!("--no-builtins leaves no tools to load: name a folder of your tools with --tools-dir DIR");
+    }
     let source = Source {
         tools_dir: cli.tools_dir.as_deref(),
+        builtins: !cli.no_builtins,
         cache: cache.as_deref(),
         policy: &policy,
         call_memory_bytes: None,
@@ -144,6 +148,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Respond { format, message } => respond::respond(source, format, &message).await,
         Command::Serve(args) => serve::serve(source, *args).await,
         Command::Warm => warm::warm(source).await,
+        Command::ExportBuiltins { dir, force } => export::export_builtins(&dir, force),
         Command::New { name, path, lang } => author::new_tool(&name, path, lang.into()),
         Command::Build { path, out } => author::build(source, &path, out).await,
         Command::Completions { shell } => {

@@ -95,7 +95,9 @@ fn invoke_compiles_and_reads_only_the_tool_it_calls() {
     // The folder's policy still applies to the one tool loaded.
     std::fs::write(dir.join("toolcell.toml"), "[tools.calculator.limits]\nfuel = 1000\n").unwrap();
     let invoke = |tool: &str, arguments: &str| {
-        toolcell().env("TOOLCELL_CACHE_DIR", &cache).args(["invoke", tool, arguments, "--tools-dir"]).arg(&dir).output()
+        let mut command = toolcell();
+        command.env("TOOLCELL_CACHE_DIR", &cache).args(["invoke", tool, arguments, "--no-builtins", "--tools-dir"]);
+        command.arg(&dir).output()
     };
     let entries = || std::fs::read_dir(&cache).unwrap().count();
 
@@ -497,7 +499,7 @@ fn compiling_shows_a_bar_on_a_terminal_and_a_line_per_tool_elsewhere() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(toolcell_tests::COUNTER, dir.join("counter.wasm")).unwrap();
     let binary = assert_cmd::cargo::cargo_bin("toolcell");
-    let command = format!("{} --no-cache --tools-dir {} list", binary.display(), dir.display());
+    let command = format!("{} --no-cache --no-builtins --tools-dir {} list", binary.display(), dir.display());
     // `script` (util-linux) runs the command on a pseudo-terminal and copies what it shows.
     let on_terminal = std::process::Command::new("script")
         .args(["-qec", &command, "/dev/null"])
@@ -508,7 +510,7 @@ fn compiling_shows_a_bar_on_a_terminal_and_a_line_per_tool_elsewhere() {
     assert!(shown.contains("counter"), "and then the list: {shown}");
     assert!(!shown.contains("toolcell: compiling"), "a bar, not lines: {shown}");
 
-    let piped = toolcell().args(["--no-cache", "--tools-dir"]).arg(&dir).arg("list").output().unwrap();
+    let piped = toolcell().args(["--no-cache", "--no-builtins", "--tools-dir"]).arg(&dir).arg("list").output().unwrap();
     assert!(piped.status.success());
     let lines: Vec<String> = String::from_utf8_lossy(&piped.stderr).lines().map(str::to_owned).collect();
     assert_eq!(lines.len(), 2, "a line as the tool starts compiling and one as it ends: {lines:?}");
@@ -528,7 +530,7 @@ fn processes_sharing_a_fresh_cache_all_load_and_leave_whole_entries() {
     std::fs::copy(toolcell_tests::COUNTER, dir.join("counter.wasm")).unwrap();
     let list = || {
         let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("toolcell"));
-        command.env("TOOLCELL_CACHE_DIR", &cache).args(["list", "--json", "--tools-dir"]).arg(&dir);
+        command.env("TOOLCELL_CACHE_DIR", &cache).args(["list", "--json", "--no-builtins", "--tools-dir"]).arg(&dir);
         command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
         command
     };
@@ -717,4 +719,102 @@ fn respond_answers_a_models_calls_in_its_shape() {
         .stderr(predicate::str::contains(
             "not a message with tool calls in the anthropic shape: a message has `content`",
         ));
+}
+
+/// A folder of its own for a test, empty.
+fn fresh_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolcell-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The names `list --json` prints.
+fn listed_names(output: &std::process::Output) -> Vec<String> {
+    let listed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    listed["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn your_tools_are_served_beside_the_builtins_and_a_file_of_the_same_name_replaces_one() {
+    let dir = fresh_dir("beside");
+    std::fs::copy(toolcell_tests::ECHO, dir.join("echo.wasm")).unwrap();
+    // A file named like a built-in one replaces it, whatever tool it holds.
+    std::fs::copy(toolcell_tests::COUNTER, dir.join("regex.wasm")).unwrap();
+    // The folder's policy is over the built-in tools' own (python's limits), key by key.
+    std::fs::write(dir.join("toolcell.toml"), "[tools.python.limits]\ntimeout_ms = 1234\n").unwrap();
+
+    let output = toolcell().args(["list", "--json", "--tools-dir"]).arg(&dir).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let names = listed_names(&output);
+    let expected =
+        ["calculator", "counter", "datetime", "echo", "files", "http_fetch", "json_query", "python", "unit_convert"];
+    assert_eq!(names, expected, "the folder's two beside the seven built-ins it does not replace");
+    let listed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(listed["diagnostics"], json!([]), "replacing is not a conflict");
+
+    let schema = toolcell().args(["schema", "python", "--tools-dir"]).arg(&dir).output().unwrap();
+    let shown = String::from_utf8_lossy(&schema.stdout);
+    assert!(shown.contains("fuel 30,000,000,000, timeout 1.234 s, memory 128 MiB"), "{shown}");
+
+    let called = toolcell()
+        .args(["invoke", "calculator", r#"{"expression": "6 * 7"}"#, "--tools-dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(serde_json::from_slice::<Value>(&called.stdout).unwrap()["content"], r#"{"value":42.0}"#);
+
+    let only = toolcell().args(["list", "--json", "--no-builtins", "--tools-dir"]).arg(&dir).output().unwrap();
+    assert_eq!(listed_names(&only), ["counter", "echo"], "--no-builtins: only the folder's");
+    toolcell()
+        .args(["list", "--no-builtins"])
+        .env_remove("TOOLCELL_TOOLS_DIR")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--no-builtins leaves no tools to load"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn export_builtins_writes_a_tools_folder_that_serves_the_same_tools() {
+    let dir = fresh_dir("export").join("tools");
+    let export = |force: bool| {
+        let mut command = toolcell();
+        command.arg("export-builtins").arg(&dir);
+        if force {
+            command.arg("--force");
+        }
+        command.output().unwrap()
+    };
+    let first = export(false);
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    let said = String::from_utf8_lossy(&first.stdout);
+    assert!(said.starts_with(&format!("wrote 9 files to {} (0 were already there", dir.display())), "{said}");
+    assert!(said.contains("--no-builtins serve"), "and how to serve them: {said}");
+    assert_eq!(std::fs::read_to_string(dir.join("toolcell.toml")).unwrap(), toolcell_tools::POLICY);
+
+    let listed = toolcell().args(["list", "--json", "--no-builtins", "--tools-dir"]).arg(&dir).output().unwrap();
+    let builtin = toolcell().args(["list", "--json"]).env_remove("TOOLCELL_TOOLS_DIR").output().unwrap();
+    assert_eq!(listed_names(&listed), listed_names(&builtin), "the same eight tools");
+    let schema = toolcell().args(["schema", "python", "--no-builtins", "--tools-dir"]).arg(&dir).output().unwrap();
+    assert!(String::from_utf8_lossy(&schema.stdout).contains("timeout 10 s"), "with their policy");
+
+    let again = export(false);
+    assert!(String::from_utf8_lossy(&again.stdout).starts_with("wrote 0 files"), "nothing changed");
+    // An operator's edit is kept unless they ask.
+    std::fs::write(dir.join("toolcell.toml"), "# mine\n").unwrap();
+    let kept = export(false);
+    assert_eq!(kept.status.code(), Some(2));
+    let refused = String::from_utf8_lossy(&kept.stderr);
+    assert!(refused.contains("toolcell.toml that differ") && refused.contains("--force"), "{refused}");
+    assert_eq!(std::fs::read_to_string(dir.join("toolcell.toml")).unwrap(), "# mine\n");
+    assert!(export(true).status.success());
+    assert_eq!(std::fs::read_to_string(dir.join("toolcell.toml")).unwrap(), toolcell_tools::POLICY);
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "no partial files: {leftovers:?}");
+    std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
 }

@@ -27,6 +27,7 @@ pub struct RuntimeBuilder {
     sources: Vec<Source>,
     limits: Limits,
     policy: Policy,
+    default_policy: Policy,
     cache: Option<CompileCache>,
     allocator: Allocator,
     max_concurrent_calls: Option<u32>,
@@ -50,6 +51,7 @@ impl std::fmt::Debug for RuntimeBuilder {
             .field("sources", &self.sources.len())
             .field("limits", &self.limits)
             .field("policy", &self.policy)
+            .field("default_policy", &self.default_policy)
             .field("cache", &self.cache)
             .field("allocator", &self.allocator)
             .field("max_concurrent_calls", &self.max_concurrent_calls)
@@ -70,6 +72,7 @@ impl RuntimeBuilder {
             sources: Vec::new(),
             limits: Limits::default(),
             policy: Policy::new(),
+            default_policy: Policy::new(),
             cache: None,
             allocator: Allocator::Default,
             max_concurrent_calls: None,
@@ -125,6 +128,15 @@ impl RuntimeBuilder {
     /// Adds every grant of `policy`.
     pub fn policy(mut self, policy: Policy) -> Self {
         self.policy.merge(policy);
+        self
+    }
+
+    /// Adds every grant of `policy` beneath the rest: the tools folders' policy files and
+    /// [`RuntimeBuilder::policy`] are merged over it, key by key (a limit they set wins). For
+    /// tools that come with a policy of their own, such as the standard tools' limits, which
+    /// an operator's policy file may change.
+    pub fn default_policy(mut self, policy: Policy) -> Self {
+        self.default_policy.merge(policy);
         self
     }
 
@@ -258,6 +270,7 @@ impl RuntimeBuilder {
             sources: self.sources,
             limits: self.limits,
             policy: self.policy,
+            default_policy: self.default_policy,
             raise_limits_per_call: self.raise_limits_per_call,
             only_tool: self.only_tool,
             host_secrets: self.host_secrets,

@@ -24,7 +24,7 @@ async fn a_cold_server_answers_the_handshake_while_its_tools_compile() {
     let dir = ToolsDir::with("cold-http", &SLOW_TO_COMPILE);
     let cache = empty_cache("http");
     let tools_dir = dir.path().to_str().unwrap();
-    let args = ["--no-reload", "--tools-dir", tools_dir, "--cache-dir", cache.to_str().unwrap()];
+    let args = ["--no-reload", "--no-builtins", "--tools-dir", tools_dir, "--cache-dir", cache.to_str().unwrap()];
     let mut server = HttpServer::start_listening("127.0.0.1:0", &args, &[]).await;
     let http = reqwest::Client::new();
     // Listening, and saying it is still loading: not ready for a load balancer yet.
@@ -71,6 +71,7 @@ async fn a_server_stopped_while_compiling_keeps_what_it_compiled() {
     let start = || {
         let mut command = serve_command(&[
             "--no-reload",
+            "--no-builtins",
             "--tools-dir",
             dir.path().to_str().unwrap(),
             "--cache-dir",
@@ -127,7 +128,14 @@ fn warm_compiles_every_tool_ahead_of_time_and_says_so() {
     let cache = empty_cache("warm");
     let warm = || {
         std::process::Command::new(crate::common::TOOLCELL)
-            .args(["warm", "--tools-dir", dir.to_str().unwrap(), "--cache-dir", cache.to_str().unwrap()])
+            .args([
+                "warm",
+                "--no-builtins",
+                "--tools-dir",
+                dir.to_str().unwrap(),
+                "--cache-dir",
+                cache.to_str().unwrap(),
+            ])
             .output()
             .unwrap()
     };

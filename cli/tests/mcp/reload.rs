@@ -42,10 +42,11 @@ async fn names(client: &RunningService<RoleClient, Listener>) -> Vec<String> {
 #[tokio::test]
 async fn over_stdio_clients_hear_of_added_replaced_and_removed_tools() {
     let dir = ToolsDir::with("reload-stdio", &[toolcell_tests::ECHO]);
-    let (transport, _) = TokioChildProcess::builder(serve_command(&["--tools-dir", dir.path().to_str().unwrap()]))
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let (transport, _) =
+        TokioChildProcess::builder(serve_command(&["--no-builtins", "--tools-dir", dir.path().to_str().unwrap()]))
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
     let (sender, mut changes) = mpsc::unbounded_channel();
     let client = rmcp::ServiceExt::serve(Listener(sender), transport).await.unwrap();
     assert_eq!(names(&client).await, ["echo"]);
@@ -76,7 +77,7 @@ async fn over_stdio_clients_hear_of_added_replaced_and_removed_tools() {
 #[tokio::test]
 async fn over_http_sessions_and_2026_subscriptions_hear_of_changes() {
     let dir = ToolsDir::with("reload-http", &[toolcell_tests::ECHO]);
-    let server = HttpServer::start(&["--tools-dir", dir.path().to_str().unwrap()]).await;
+    let server = HttpServer::start(&["--no-builtins", "--tools-dir", dir.path().to_str().unwrap()]).await;
 
     let (sender, mut session_changes) = mpsc::unbounded_channel();
     let transport = StreamableHttpClientTransport::from_uri(server.url.clone());
@@ -102,7 +103,7 @@ async fn over_http_sessions_and_2026_subscriptions_hear_of_changes() {
 
 /// `toolcell serve --transport http` over `dir`, logging each reload and each diagnostic.
 async fn logging_server(dir: &ToolsDir, args: &[&str]) -> HttpServer {
-    let mut all = vec!["--tools-dir", dir.path().to_str().unwrap()];
+    let mut all = vec!["--no-builtins", "--tools-dir", dir.path().to_str().unwrap()];
     all.extend_from_slice(args);
     HttpServer::start_with_env("127.0.0.1:0", &all, &[("TOOLCELL_LOG", "toolcell_mcp::reload=info,warn")]).await
 }

@@ -10,6 +10,23 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use crate::common::{ToolsDir, call, error_kind, serve_command, stdio_client, text};
 
 #[tokio::test]
+async fn a_tools_folder_is_served_beside_the_builtin_tools() {
+    let dir = ToolsDir::with("beside", &[toolcell_tests::ECHO]);
+    let client = stdio_client(&["--tools-dir", dir.path().to_str().unwrap()]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+    assert_eq!(
+        names,
+        ["calculator", "datetime", "echo", "files", "http_fetch", "json_query", "python", "regex", "unit_convert"]
+    );
+    let echoed = client.call_tool(call("echo", json!({"text": "mine", "count": 2}))).await.unwrap();
+    assert_eq!(echoed.is_error, Some(false), "{echoed:?}");
+    let computed = client.call_tool(call("calculator", json!({"expression": "6 * 7"}))).await.unwrap();
+    assert_eq!(computed.structured_content, Some(json!({"value": 42.0})));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
 async fn lists_every_tool_in_name_order_with_the_schemas_the_runtime_validates() {
     let client = stdio_client(&[]).await;
     let tools = client.list_all_tools().await.unwrap();

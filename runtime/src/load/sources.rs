@@ -31,9 +31,9 @@ fn read_policy_files(sources: &[Source]) -> Result<PolicyFiles, RuntimeError> {
     Ok(files)
 }
 
-/// The policy of the policy files, with the grants made in code on top.
-fn parse_policy_files(files: &PolicyFiles, in_code: &Policy) -> Result<Policy, RuntimeError> {
-    let mut policy = Policy::new();
+/// The policy of the policy files over the `defaults`, with the grants made in code on top.
+fn parse_policy_files(files: &PolicyFiles, defaults: &Policy, in_code: &Policy) -> Result<Policy, RuntimeError> {
+    let mut policy = defaults.clone();
     for (file, bytes) in files {
         if let Some(bytes) = bytes {
             let unreadable = |err| PolicyError { file: file.clone(), problems: vec![format!("cannot be read: {err}")] };
@@ -79,7 +79,7 @@ pub(super) async fn read_snapshot(
     loop {
         attempts += 1;
         let files = read_policy_files(&recipe.sources)?;
-        let policy = parse_policy_files(&files, &recipe.policy)?;
+        let policy = parse_policy_files(&files, &recipe.default_policy, &recipe.policy)?;
         hide_secrets_from_logs(&policy);
         let only = recipe.only_tool.as_deref().filter(|_| narrow);
         let (listed, narrowed) =

@@ -52,6 +52,8 @@ pub(crate) struct Recipe {
     pub(crate) limits: Limits,
     /// The grants made in code; the policy files are read again on every reload.
     pub(crate) policy: Policy,
+    /// The grants beneath the policy files ([`crate::RuntimeBuilder::default_policy`]).
+    pub(crate) default_policy: Policy,
     pub(crate) raise_limits_per_call: bool,
     /// Load only this tool when its file can be found by name
     /// ([`crate::RuntimeBuilder::only_tool`]).
