@@ -52,3 +52,7 @@ fuzz seconds="60" *targets="":
 # Everything CI does.
 ci:
     bash .ci/run
+
+# The book (docs/): mdBook from crates.io into target/tools the first time, then every link checked.
+book:
+    bash .ci/book

@@ -1,4 +1,4 @@
-# The code-mode script of the README and the Python benchmark: five tool calls in one program.
+# The code-mode script of the book (docs/src/code-mode.md) and the Python benchmark: five tool calls in one program.
 shipments = tools.json_query(document=inputs, query="$.shipments[?@.status == 'open']")["matches"]
 pounds = tools.calculator(expression=" + ".join(str(s["value"]["weight_lb"]) for s in shipments))["value"]
 kilos = tools.unit_convert(value=pounds, to="kilogram", **{"from": "pound"})["value"]

@@ -1,4 +1,4 @@
-//! The two charts in BENCHMARKS.md, as PNG: latency by approach and throughput by
+//! The two charts in docs/src/benchmarks.md, as PNG: latency by approach and throughput by
 //! concurrency. Text is drawn with a system TrueType font (DejaVu Sans).
 
 use std::path::{Path, PathBuf};

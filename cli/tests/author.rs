@@ -1,5 +1,6 @@
 //! A tool author's path, end to end: `toolcell new`, the new crate's own tests, `toolcell
-//! build`, and a first `invoke` of the result; the README's example tool likewise.
+//! build`, and a first `invoke` of the result; the example tools of the book's Rust chapter
+//! (`docs/src/authoring/rust.md`, whose first one the README shows too) likewise.
 //!
 //! The tool crates build with cargo into one target folder kept under `target/tmp`, so only
 //! the first run compiles the SDK's dependencies.
@@ -102,13 +103,34 @@ fn a_new_tool_passes_its_tests_builds_and_answers_its_first_call() {
     assert_eq!(output["error"]["kind"], "rejected_arguments", "{output}");
 }
 
+/// The book's chapter on writing a tool in Rust.
+fn rust_chapter() -> String {
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/src/authoring/rust.md")).unwrap()
+}
+
 #[test]
-fn the_readme_tool_and_its_tests_compile_as_written_and_run() {
-    let dir = scratch("readme");
+fn the_books_first_tool_compiles_as_written_and_answers() {
+    let dir = scratch("first-tool");
+    run(toolcell(&dir).args(["new", "celsius_to_fahrenheit"]), 0);
+    let crate_dir = dir.join("celsius_to_fahrenheit");
+    std::fs::write(crate_dir.join("src/lib.rs"), rust_blocks(&rust_chapter(), "## A first tool")).unwrap();
+
+    run(toolcell(&crate_dir).args(["build", "--out", "../tools"]), 0);
+    let output = invoke(&dir, "tools", "celsius_to_fahrenheit", r#"{"celsius": 100}"#, 0);
+    assert_eq!(output["content"], "212.0", "{output}");
+    let output = invoke(&dir, "tools", "celsius_to_fahrenheit", r#"{"celsius": -300}"#, 1);
+    assert_eq!(output["error"]["kind"], "invalid_arguments", "{output}");
+    let content = output["content"].as_str().unwrap();
+    assert!(content.contains("/celsius: must be at least -273.15"), "the chapter quotes it: {content}");
+}
+
+#[test]
+fn the_books_full_tool_and_its_tests_compile_as_written_and_run() {
+    let dir = scratch("full-tool");
     run(toolcell(&dir).args(["new", "divide"]), 0);
     let crate_dir = dir.join("divide");
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
-    std::fs::write(crate_dir.join("src/lib.rs"), rust_blocks(&readme, "## Writing a tool")).unwrap();
+    let code = rust_blocks(&rust_chapter(), "## Everything a tool can declare");
+    std::fs::write(crate_dir.join("src/lib.rs"), code).unwrap();
 
     let tests = cargo_test(&crate_dir);
     assert!(tests.contains("test tests::refuses_a_zero_divisor_as_the_host_would ... ok"), "{tests}");
@@ -158,10 +180,11 @@ fn new_refuses_a_name_no_tool_can_have_and_a_folder_in_use() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("holds no tool project"));
 }
 
-/// The ```rust blocks of the README section under `heading`, one after the other.
-fn rust_blocks(readme: &str, heading: &str) -> String {
-    let start = readme.find(&format!("\n{heading}\n")).expect("the section exists");
-    let section = &readme[start + heading.len() + 2..];
+/// The ```rust blocks of the Markdown section under `heading` (up to the next `## `), one
+/// after the other.
+fn rust_blocks(markdown: &str, heading: &str) -> String {
+    let start = markdown.find(&format!("\n{heading}\n")).expect("the section exists");
+    let section = &markdown[start + heading.len() + 2..];
     let section = &section[..section.find("\n## ").unwrap_or(section.len())];
     let mut code = String::new();
     let mut lines = section.lines();

@@ -155,7 +155,7 @@ impl RuntimeBuilder {
     ///
     /// A slot is reused by call after call: only the pages a call wrote are reset, and up to
     /// 2 MiB of its memory and tables stay resident between calls, so a call neither maps nor
-    /// unmaps memory (see the README's figures). The cost is a ceiling on memory: no call may
+    /// unmaps memory (see the figures in docs/src/performance.md). The cost is a ceiling on memory: no call may
     /// use more than the largest memory limit known at build time (the default limits and
     /// every tool's), so a per-call memory override above it is lowered to it. A tool that
     /// needs more than one slot's share of memories, tables or core instances is refused at

@@ -1,7 +1,7 @@
 //! The runtime's layout, held by a test: read from the sources' own `use crate::…`,
 //! `use super::…` and `use self::…` paths, the files of `src/` import each other in no cycle
 //! of more than two files, and the data layers (`tool/`, `policy/`, `formats/`) import
-//! nothing above them. `docs/architecture.md` draws the layers this keeps.
+//! nothing above them. `docs/src/architecture.md` draws the layers this keeps.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -101,5 +101,19 @@ pub mod trace {
     pub use crate::tool::trace::{TraceParent, TraceParentError};
 }
 
+/// The book's chapters whose Rust examples embed this crate (in `docs/src/`), compiled as
+/// doc tests by `cargo test`, so that none stops compiling unnoticed.
+#[cfg(doctest)]
+mod book {
+    #[doc = include_str!("../../docs/src/embedding.md")]
+    struct Embedding;
+
+    #[doc = include_str!("../../docs/src/toolsets.md")]
+    struct ToolSets;
+
+    #[doc = include_str!("../../docs/src/observability.md")]
+    struct Observability;
+}
+
 #[cfg(test)]
 mod layout_tests;

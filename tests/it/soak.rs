@@ -1,8 +1,9 @@
 //! The soak: a million mixed benign and hostile calls from concurrent tasks against one
 //! runtime. Every call must get exactly the output expected of it (benign results checked
 //! value by value, hostile calls by error kind), and the host's resident memory must not
-//! drift. Ignored by default; `just soak` runs it in release (see the README for its run
-//! time). `TOOLCELL_SOAK_CALLS` and `TOOLCELL_SOAK_TASKS` change its size.
+//! drift. Ignored by default; `just soak` runs it in release (see
+//! docs/src/soak-and-fuzzing.md for its run time). `TOOLCELL_SOAK_CALLS` and
+//! `TOOLCELL_SOAK_TASKS` change its size.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
