@@ -4,7 +4,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use toolcell_mcp::{Catalog, HttpOptions};
+use toolcell_mcp::{Catalog, HttpOptions, StdioOptions};
 
 use crate::args::{ServeArgs, Transport};
 use crate::load::{Source, builder, warn_diagnostics};
@@ -31,6 +31,8 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
     let runtime = builder.build().await?;
     warn_diagnostics(&runtime);
     let tools = runtime.definitions().len();
+    let schemas = toolcell_mcp::Schemas::from(args.schemas);
+    warn_unconvertible(&runtime, schemas);
     let catalog = Arc::new(Catalog::new(runtime));
     let _reloader = match source.tools_dir {
         Some(dir) if !args.no_reload => Some(
@@ -42,7 +44,9 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
     match args.transport {
         Transport::Stdio => {
             tracing::info!(tools, "serving MCP over stdio");
-            toolcell_mcp::serve_stdio(catalog).await?;
+            let mut options = StdioOptions::default();
+            options.schemas = schemas;
+            toolcell_mcp::serve_stdio(catalog, options).await?;
         }
         Transport::Http => {
             let mut options = HttpOptions::default();
@@ -50,6 +54,7 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
             options.token = args.token;
             options.allowed_origins = args.allow_origin;
             options.context_headers = args.context_header;
+            options.schemas = schemas;
             options.stateless = args.stateless;
             options.max_body_bytes = usize::try_from(args.max_body).unwrap_or(usize::MAX);
             options.shutdown_grace = args.shutdown_grace;
@@ -68,6 +73,16 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Says which tools have no schema in the form `schemas` asks for: they are listed in the
+/// standard form instead.
+fn warn_unconvertible(runtime: &toolcell_runtime::Runtime, schemas: toolcell_mcp::Schemas) {
+    for definition in runtime.definitions() {
+        if let Err(error) = definition.to_format(schemas.format()) {
+            eprintln!("warning: {error}; it is listed with its standard schema");
+        }
+    }
 }
 
 /// Completes on SIGINT or SIGTERM.
