@@ -57,7 +57,8 @@ pub(crate) enum Command {
         json: bool,
         /// Print the tools as a provider's request takes them, ready to paste into its
         /// `tools` field: openai, openai-strict, openai-responses, openai-responses-strict,
-        /// anthropic, anthropic-strict, gemini, gemini-json-schema, mcp.
+        /// anthropic, anthropic-strict, gemini, gemini-json-schema, mcp, mcp-strict (what
+        /// `serve` lists, and with --schemas strict).
         #[arg(long, value_name = "FORMAT")]
         format: Option<Format>,
     },
@@ -173,6 +174,14 @@ pub(crate) struct ServeArgs {
     /// X-User-Id=user_id. Never part of the schema. Repeatable.
     #[arg(long, value_name = "HEADER=KEY")]
     pub(crate) context_header: Vec<ContextHeader>,
+    /// The tool schemas to list. standard: JSON Schema every MCP client accepts (no
+    /// non-standard `format`s, choices of constants as `enum`s). strict: parameters in OpenAI
+    /// strict mode's subset, for clients that make tools strict (the OpenAI Agents SDK's
+    /// convert_schemas_to_strict): every property required (null means not given), maps as
+    /// lists of {"key", "value"} entries, any-typed values as JSON text; calls in that shape
+    /// are mapped back before validation. See `toolcell list --format mcp-strict`.
+    #[arg(long, value_enum, value_name = "SCHEMAS", default_value_t = Schemas::Standard)]
+    pub(crate) schemas: Schemas,
     /// Keep no session state for clients of revisions before 2026-07-28 either, so that any
     /// replica behind a load balancer can serve any request. They then get no list-change
     /// notifications.
@@ -258,6 +267,21 @@ impl From<Lang> for toolcell_author::Language {
 pub(crate) enum Transport {
     Stdio,
     Http,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Schemas {
+    Standard,
+    Strict,
+}
+
+impl From<Schemas> for toolcell_mcp::Schemas {
+    fn from(schemas: Schemas) -> Self {
+        match schemas {
+            Schemas::Standard => Self::Standard,
+            Schemas::Strict => Self::Strict,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

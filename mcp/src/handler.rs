@@ -18,7 +18,7 @@ use toolcell_schema::words::{closest, code_list, truncated};
 
 use crate::catalog::Catalog;
 use crate::context::ContextHeader;
-use crate::convert;
+use crate::convert::{self, Schemas};
 
 /// What the server tells clients about itself at `initialize` and `server/discover`.
 const INSTRUCTIONS: &str = "Every tool runs in a WebAssembly sandbox under time, fuel and memory limits. \
@@ -36,6 +36,8 @@ const MAX_QUOTED_METHOD_BYTES: usize = 100;
 pub struct ToolServer {
     catalog: Arc<Catalog>,
     context_headers: Arc<[ContextHeader]>,
+    /// The schemas `tools/list` shows, and so the shape of the arguments calls send.
+    schemas: Schemas,
     /// Forwards tool-list changes to this connection's client until the connection ends.
     forwarding: Mutex<Option<DropGuard>>,
 }
@@ -44,7 +46,14 @@ impl ToolServer {
     /// A server over `catalog` that copies `context_headers` of HTTP requests into each
     /// call's host context.
     pub fn new(catalog: Arc<Catalog>, context_headers: Arc<[ContextHeader]>) -> Self {
-        Self { catalog, context_headers, forwarding: Mutex::new(None) }
+        Self { catalog, context_headers, schemas: Schemas::default(), forwarding: Mutex::new(None) }
+    }
+
+    /// Lists the tools with `schemas` (and maps calls' arguments back from them).
+    #[must_use]
+    pub fn with_schemas(mut self, schemas: Schemas) -> Self {
+        self.schemas = schemas;
+        self
     }
 
     /// The host context of a call: the configured headers of the HTTP request carrying it.
@@ -71,7 +80,8 @@ impl ServerHandler for ToolServer {
     ) -> Result<ListToolsResult, ErrorData> {
         // The runtime keeps tools by name, so the order is deterministic.
         let runtime = self.catalog.runtime().await.map_err(not_loaded)?;
-        Ok(ListToolsResult::with_all_items(runtime.definitions().map(convert::tool).collect()))
+        let tools = runtime.definitions().map(|definition| convert::tool(definition, self.schemas)).collect();
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
@@ -84,7 +94,8 @@ impl ServerHandler for ToolServer {
             runtime = self.catalog.runtime() => runtime.map_err(not_loaded)?,
             () = context.ct.cancelled() => return Err(ErrorData::internal_error("the call was cancelled", None)),
         };
-        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let definition = runtime.definition(&request.name);
+        let arguments = convert::arguments(self.schemas, definition, request.arguments.unwrap_or_default());
         let mut call = ToolCall::new(context.id.to_string(), request.name, Arguments::Value(arguments))
             .with_context(self.host_context(&context));
         let headers = context.extensions.get::<http::request::Parts>().map(|request| &request.headers);

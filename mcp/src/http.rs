@@ -26,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 use crate::ServeError;
 use crate::catalog::Catalog;
 use crate::context::ContextHeader;
+use crate::convert::Schemas;
 use crate::handler::ToolServer;
 use crate::hangup::HangUps;
 use crate::sessions::Sessions;
@@ -46,6 +47,8 @@ pub struct HttpOptions {
     pub allowed_origins: Vec<String>,
     /// Request headers copied into each call's host context.
     pub context_headers: Vec<ContextHeader>,
+    /// The schemas `tools/list` shows. Default: [`Schemas::Standard`].
+    pub schemas: Schemas,
     /// Keep no session state on the server, for any protocol revision: any replica can
     /// serve any request. Revision 2026-07-28 is always served this way. Clients of older
     /// revisions then get no `notifications/tools/list_changed`.
@@ -93,6 +96,7 @@ impl Default for HttpOptions {
             token: None,
             allowed_origins: Vec::new(),
             context_headers: Vec::new(),
+            schemas: Schemas::Standard,
             stateless: false,
             max_body_bytes: 4 << 20,
             shutdown_grace: Duration::from_secs(10),
@@ -224,6 +228,7 @@ fn router(
         config = config.disable_allowed_hosts();
     }
     let headers: Arc<[ContextHeader]> = options.context_headers.clone().into();
+    let schemas = options.schemas;
     let health = catalog.clone();
     let sessions = Sessions::new(
         options.max_sessions.max(1),
@@ -231,7 +236,7 @@ fn router(
         options.session_idle_timeout,
     );
     let mcp: Mcp = StreamableHttpService::new(
-        move || Ok(ToolServer::new(catalog.clone(), headers.clone())),
+        move || Ok(ToolServer::new(catalog.clone(), headers.clone()).with_schemas(schemas)),
         Arc::new(sessions),
         config,
     );

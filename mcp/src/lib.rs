@@ -36,6 +36,7 @@ use rmcp::ServiceExt;
 pub use catalog::{Catalog, MAX_WAITING_FOR_LOAD};
 pub use conn::raise_open_files_limit;
 pub use context::{ContextHeader, ContextHeaderError};
+pub use convert::Schemas;
 pub use handler::ToolServer;
 pub use http::{HttpOptions, MIN_TOKEN_CHARS, bind, serve_http, serve_on};
 pub use reload::{DEBOUNCE, Reloader, watch};
@@ -79,14 +80,22 @@ pub enum ServeError {
     Io(#[source] std::io::Error),
 }
 
+/// How to serve over stdio.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct StdioOptions {
+    /// The schemas `tools/list` shows. Default: [`Schemas::Standard`].
+    pub schemas: Schemas,
+}
+
 /// Serves one client over stdin and stdout until the client closes stdin. Only protocol
 /// messages go to stdout: the runtime captures every tool's output, and logs belong on
 /// stderr.
 ///
 /// # Errors
 /// When the session cannot start (the client's first message is not MCP) or fails.
-pub async fn serve_stdio(catalog: Arc<Catalog>) -> Result<(), ServeError> {
-    let server = ToolServer::new(catalog, Arc::from([]));
+pub async fn serve_stdio(catalog: Arc<Catalog>, options: StdioOptions) -> Result<(), ServeError> {
+    let server = ToolServer::new(catalog, Arc::from([])).with_schemas(options.schemas);
     let (input, output, _restore) = stdio::open();
     let running = server.serve((input, output)).await.map_err(|err| ServeError::Session(err.to_string()))?;
     running.waiting().await.map_err(|err| ServeError::Session(err.to_string()))?;

@@ -48,9 +48,11 @@ pub fn words(format: &str) -> Option<&'static str> {
     STANDARD.iter().find(|(name, _)| *name == format).map(|(_, words)| *words)
 }
 
-/// The range of schemars' integer formats, where it says more than "an integer": `(low,
-/// high)`, either open.
-pub(crate) fn integer_range(format: &str) -> (Option<i64>, Option<i64>) {
+/// The range of schemars' integer formats (`uint8` ... `uint64`, `int8` ... `int32`), where
+/// it says more than "an integer": `(low, high)`, either open; `(None, None)` for any other
+/// format. `uint64` is `(Some(0), None)`.
+#[must_use]
+pub fn integer_range(format: &str) -> (Option<i64>, Option<i64>) {
     match format {
         "uint8" => (Some(0), Some(u8::MAX.into())),
         "uint16" => (Some(0), Some(u16::MAX.into())),

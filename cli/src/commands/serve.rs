@@ -4,8 +4,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use toolcell_mcp::{Catalog, HttpOptions};
-use toolcell_runtime::RuntimeBuilder;
+use toolcell_mcp::{Catalog, HttpOptions, Schemas, StdioOptions};
+use toolcell_runtime::{Runtime, RuntimeBuilder};
 
 use crate::args::{ServeArgs, Transport};
 use crate::load::{Source, builder, warn_diagnostics};
@@ -32,6 +32,7 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
     // Clients connect and handshake at once; the tools load (on a cold cache, compile) beside
     // them, and requests that need the tools wait for them.
     let catalog = Arc::new(Catalog::loading());
+    let schemas = Schemas::from(args.schemas);
     let _reloader = match source.tools_dir {
         Some(dir) if !args.no_reload => Some(
             toolcell_mcp::watch(catalog.clone(), dir)
@@ -39,18 +40,21 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
         ),
         _ => None,
     };
-    let loading = load_into(&catalog, builder);
+    let loading = load_into(&catalog, builder, schemas);
     match args.transport {
         Transport::Stdio => {
             tracing::info!("serving MCP over stdio");
+            let mut options = StdioOptions::default();
+            options.schemas = schemas;
             tokio::select! {
-                served = toolcell_mcp::serve_stdio(catalog.clone()) => served?,
+                served = toolcell_mcp::serve_stdio(catalog.clone(), options) => served?,
                 failed = loading => return Err(failed),
             }
         }
         Transport::Http => {
             let mut options = HttpOptions::default();
             options.listen = args.listen;
+            options.schemas = schemas;
             options.token = args.token;
             options.allowed_origins = args.allow_origin;
             options.context_headers = args.context_header;
@@ -79,10 +83,11 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
 
 /// Builds the runtime into `catalog`, then waits for ever; completes only when the tools
 /// could not be loaded at all, with the reason.
-async fn load_into(catalog: &Catalog, builder: RuntimeBuilder) -> anyhow::Error {
+async fn load_into(catalog: &Catalog, builder: RuntimeBuilder, schemas: Schemas) -> anyhow::Error {
     match builder.build().await {
         Ok(runtime) => {
             warn_diagnostics(&runtime);
+            warn_unconvertible(&runtime, schemas);
             eprintln!("toolcell: {} tools ready", runtime.definitions().len());
             catalog.loaded(runtime);
             std::future::pending().await
@@ -90,6 +95,16 @@ async fn load_into(catalog: &Catalog, builder: RuntimeBuilder) -> anyhow::Error 
         Err(err) => {
             catalog.failed(err.to_string());
             anyhow::Error::new(err).context("cannot load the tools")
+        }
+    }
+}
+
+/// Says which tools have no schema in the form `schemas` asks for: they are listed in the
+/// standard form instead.
+fn warn_unconvertible(runtime: &Runtime, schemas: Schemas) {
+    for definition in runtime.definitions() {
+        if let Err(error) = definition.to_format(schemas.format()) {
+            eprintln!("warning: {error}; it is listed with its standard schema");
         }
     }
 }

@@ -6,4 +6,5 @@ mod common;
 mod http;
 mod otlp;
 mod reload;
+mod schemas;
 mod stdio;

@@ -27,7 +27,7 @@ async fn a_tools_folder_is_served_beside_the_builtin_tools() {
 }
 
 #[tokio::test]
-async fn lists_every_tool_in_name_order_with_the_schemas_the_runtime_validates() {
+async fn lists_every_tool_in_name_order_with_the_standard_form_of_its_schemas() {
     let client = stdio_client(&[]).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
@@ -36,20 +36,32 @@ async fn lists_every_tool_in_name_order_with_the_schemas_the_runtime_validates()
         ["calculator", "datetime", "files", "http_fetch", "json_query", "python", "regex", "unit_convert"]
     );
 
-    let listed = std::process::Command::new(crate::common::TOOLCELL).args(["list", "--json"]).output().unwrap();
-    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
-    for (tool, definition) in tools.iter().zip(listed["tools"].as_array().unwrap()) {
-        assert_eq!(Value::Object((*tool.input_schema).clone()), definition["parameters"], "{}", tool.name);
+    let list = |args: &[&str]| -> Value {
+        let listed = std::process::Command::new(crate::common::TOOLCELL)
+            .arg("list")
+            .args(args)
+            .env_remove("TOOLCELL_TOOLS_DIR")
+            .env("TOOLCELL_CACHE_DIR", concat!(env!("CARGO_TARGET_TMPDIR"), "/compile-cache"))
+            .output()
+            .unwrap();
+        serde_json::from_slice(&listed.stdout).unwrap()
+    };
+    let (listed, mcp) = (list(&["--json"]), list(&["--format", "mcp"]));
+    for ((tool, definition), mcp) in tools.iter().zip(listed["tools"].as_array().unwrap()).zip(mcp.as_array().unwrap())
+    {
+        // The schemas as `list --format mcp` prints them: the tool's own, in standard JSON
+        // Schema (see `schemas.rs`).
+        assert_eq!(Value::Object((*tool.input_schema).clone()), mcp["inputSchema"], "{}", tool.name);
+        assert_eq!(definition["parameters"]["required"], mcp["inputSchema"]["required"], "{}", tool.name);
         assert_eq!(tool.description.as_deref(), definition["description"].as_str());
         assert_eq!(tool.title.as_deref(), definition["title"].as_str(), "{}", tool.name);
         let annotations = serde_json::to_value(tool.annotations.as_ref().unwrap()).unwrap();
         assert_eq!(annotations, definition["annotations"], "{}", tool.name);
         // Every standard tool returns objects; `files` declares a union of them, which MCP
         // gets with `"type": "object"` added at the root.
-        let mut expected = definition["output_schema"].clone();
-        expected["type"] = json!("object");
+        assert_eq!(mcp["outputSchema"]["type"], "object", "{}", tool.name);
         let output_schema = tool.output_schema.as_ref().map(|schema| Value::Object((**schema).clone()));
-        assert_eq!(output_schema, Some(expected), "{}", tool.name);
+        assert_eq!(output_schema.as_ref(), Some(&mcp["outputSchema"]), "{}", tool.name);
     }
     let calculator = serde_json::to_value(&tools[0]).unwrap();
     assert_eq!(calculator["title"], "Calculator");

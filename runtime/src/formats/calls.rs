@@ -35,7 +35,7 @@ fn shape(format: Format) -> Option<Shape> {
         Format::OpenAiResponses | Format::OpenAiResponsesStrict => Some(Shape::Responses),
         Format::Anthropic | Format::AnthropicStrict => Some(Shape::Anthropic),
         Format::Gemini | Format::GeminiJsonSchema => Some(Shape::Gemini),
-        Format::Mcp => None,
+        Format::Mcp | Format::McpStrict => None,
     }
 }
 

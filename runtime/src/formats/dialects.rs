@@ -37,6 +37,11 @@ pub(crate) static OPENAI_STRICT: Dialect = Dialect {
     limits: Some(SizeLimits { properties: 5_000, nesting: 10, enum_values: 1_000, string_chars: 120_000 }),
 };
 
+/// [`OPENAI_STRICT`] for MCP clients that make each tool strict themselves (the OpenAI Agents
+/// SDK's `convert_schemas_to_strict`): every `$ref` but a recursive one is written out, since
+/// such a converter refuses a `$ref` it did not write out itself.
+pub(crate) static MCP_STRICT: Dialect = Dialect { refs: Refs::InlineUnlessRecursive, ..OPENAI_STRICT };
+
 /// Anthropic strict tool use ("strict": true).
 pub(crate) static ANTHROPIC_STRICT: Dialect = Dialect {
     name: "Anthropic strict tool use",
@@ -101,7 +106,7 @@ pub(crate) fn check_name(format: Format, name: &str) -> Result<(), String> {
         Format::Gemini | Format::GeminiJsonSchema => {
             (64, |c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'), "Gemini")
         }
-        Format::Mcp => return Ok(()),
+        Format::Mcp | Format::McpStrict => return Ok(()),
     };
     let chars = name.chars().count();
     if chars == 0 || chars > most || !name.chars().all(allowed) {

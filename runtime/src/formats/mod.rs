@@ -2,6 +2,10 @@
 //! Responses, Anthropic, Gemini, MCP), with strict variants that follow each provider's
 //! schema rules. Pure functions: no network.
 //!
+//! MCP's own format lists schemas every MCP client accepts (standard `format`s only, choices
+//! of constants as `enum`s); `mcp-strict` lists parameters in OpenAI strict mode's subset, for
+//! clients that make every tool strict themselves.
+//!
 //! A strict format can reshape the arguments a model sends (every property required, maps
 //! as lists of entries, any-typed values as JSON text); [`repair`] undoes that for a call
 //! made against such a definition, so the runtime validates and the tool receives the
@@ -11,6 +15,7 @@ mod calls;
 mod dialects;
 mod repair;
 mod schema;
+mod standard;
 mod words;
 
 use std::fmt;
@@ -43,13 +48,20 @@ pub enum Format {
     Gemini,
     /// A Gemini function declaration with the JSON Schema as `parametersJsonSchema`.
     GeminiJsonSchema,
-    /// An MCP tool, as `tools/list` lists it.
+    /// An MCP tool, as `tools/list` lists it: the tool's schemas in standard JSON Schema
+    /// that every MCP client accepts (no `format` JSON Schema does not define, such as
+    /// schemars' `uint64`, and a `$ref` to a choice of constants written out as an `enum`).
     Mcp,
+    /// An MCP tool whose `inputSchema` is in OpenAI strict mode's subset, with every `$ref` but
+    /// a recursive one written out: what `toolcell serve --schemas strict` lists, for clients
+    /// that convert MCP tools to strict themselves (the OpenAI Agents SDK's
+    /// `convert_schemas_to_strict`). The `outputSchema` is as in [`Format::Mcp`].
+    McpStrict,
 }
 
 impl Format {
     /// Every format, in the order the CLI lists them.
-    pub const ALL: [Format; 9] = [
+    pub const ALL: [Format; 10] = [
         Format::OpenAiChat,
         Format::OpenAiChatStrict,
         Format::OpenAiResponses,
@@ -59,6 +71,7 @@ impl Format {
         Format::Gemini,
         Format::GeminiJsonSchema,
         Format::Mcp,
+        Format::McpStrict,
     ];
 
     /// Its name on the command line, e.g. `openai-strict`.
@@ -73,6 +86,7 @@ impl Format {
             Format::Gemini => "gemini",
             Format::GeminiJsonSchema => "gemini-json-schema",
             Format::Mcp => "mcp",
+            Format::McpStrict => "mcp-strict",
         }
     }
 
@@ -87,6 +101,7 @@ impl Format {
             Format::OpenAiChatStrict | Format::OpenAiResponsesStrict => Some(&dialects::OPENAI_STRICT),
             Format::AnthropicStrict => Some(&dialects::ANTHROPIC_STRICT),
             Format::Gemini => Some(&dialects::GEMINI_OPENAPI),
+            Format::McpStrict => Some(&dialects::MCP_STRICT),
             _ => None,
         }
     }
@@ -164,6 +179,7 @@ impl ToolDefinition {
             Some(dialect) => {
                 schema::convert(&self.parameters, dialect).map_err(|broken| fail(&broken.pointer, broken.rule))?
             }
+            None if format == Format::Mcp => standard::schema(&self.parameters),
             None => without_schema_uri(&self.parameters),
         };
         let (name, description) = (&self.name, &self.description);
@@ -184,21 +200,21 @@ impl ToolDefinition {
             Format::GeminiJsonSchema => {
                 json!({"name": name, "description": description, "parametersJsonSchema": parameters})
             }
-            Format::Mcp => self.to_mcp(),
+            Format::Mcp | Format::McpStrict => self.to_mcp(parameters),
         })
     }
 
-    /// An MCP tool: the schema the runtime validates against, and the output schema only when
-    /// every result is an object (MCP requires `"type": "object"` at its root).
-    fn to_mcp(&self) -> Value {
+    /// An MCP tool with `input_schema`, and the output schema in standard JSON Schema only
+    /// when every result is an object (MCP requires `"type": "object"` at its root).
+    fn to_mcp(&self, input_schema: Value) -> Value {
         let mut tool = Map::new();
         tool.insert("name".into(), json!(self.name));
         if let Some(title) = &self.title {
             tool.insert("title".into(), json!(title));
         }
         tool.insert("description".into(), json!(self.description));
-        tool.insert("inputSchema".into(), self.parameters.clone());
-        if let Some(output_schema) = self.output_schema.as_ref().and_then(object_root) {
+        tool.insert("inputSchema".into(), input_schema);
+        if let Some(output_schema) = self.output_schema.as_ref().map(standard::schema).as_ref().and_then(object_root) {
             tool.insert("outputSchema".into(), Value::Object(output_schema));
         }
         if !self.annotations.is_empty() {

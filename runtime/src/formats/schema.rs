@@ -23,7 +23,8 @@ pub(crate) struct Dialect {
     pub(crate) keeps: &'static [&'static str],
     /// The `format` values it accepts; others are described in words or dropped.
     pub(crate) formats: &'static [&'static str],
-    /// `$ref`s: kept with their `$defs`, kept but not recursive, or inlined.
+    /// `$ref`s: kept with their `$defs`, kept but not recursive, inlined where not recursive,
+    /// or inlined.
     pub(crate) refs: Refs,
     /// Every object gets `additionalProperties: false`; a map (an object whose keys are not
     /// fixed) becomes a list of `{key, value}` entries.
@@ -59,6 +60,9 @@ enum Shape {
 pub(crate) enum Refs {
     Keep,
     KeepAcyclic,
+    /// Written out, except where a definition contains itself: that `$ref` stays, with its
+    /// definition in `$defs`.
+    InlineUnlessRecursive,
     Inline,
 }
 
@@ -102,7 +106,16 @@ pub(crate) fn convert(schema: &Value, dialect: &Dialect) -> Converted {
                 continue;
             }
             let def = converter.defs.get(&name).cloned().unwrap_or_default();
-            let converted = converter.node(&def, &format!("/$defs/{name}"))?;
+            // A definition kept because it contains itself refers to itself inside.
+            let recursive = dialect.refs == Refs::InlineUnlessRecursive;
+            if recursive {
+                converter.inlining.push(name.clone());
+            }
+            let converted = converter.node(&def, &format!("/$defs/{name}"));
+            if recursive {
+                converter.inlining.pop();
+            }
+            let converted = converted?;
             wanted.extend(references(&converted, "").into_iter().map(|(name, _)| name));
             defs.insert(name, converted);
         }
@@ -328,7 +341,12 @@ impl Converter<'_> {
             })?
             .to_owned();
         let recursive = self.inlining.contains(&name);
-        if self.dialect.refs != Refs::Inline && (siblings.is_empty() || recursive) {
+        let keep = match self.dialect.refs {
+            Refs::Keep | Refs::KeepAcyclic => siblings.is_empty() || recursive,
+            Refs::InlineUnlessRecursive => recursive,
+            Refs::Inline => false,
+        };
+        if keep {
             // A reference inside its own definition loses its siblings (a description):
             // strict modes take a `$ref` alone.
             return Ok(json!({"$ref": format!("#/$defs/{name}")}));
@@ -362,18 +380,10 @@ impl Converter<'_> {
             if types.is_empty() {
                 types.extend(constants.iter().map(|constant| json_type(constant).to_owned()));
             }
-            let choices: Vec<String> = variants
-                .iter()
-                .filter_map(|variant| {
-                    Some(format!("`{}`: {}", variant.get("const")?.as_str()?, variant.get("description")?.as_str()?))
-                })
-                .map(|choice| choice.trim_end_matches('.').to_owned())
-                .collect();
             let mut enumeration = node;
             enumeration.insert("enum".into(), Value::Array(constants.into_iter().cloned().collect()));
             enumeration.insert("type".into(), if types.len() == 1 { json!(types.pop_first()) } else { json!(types) });
-            if !choices.is_empty() {
-                let sentence = format!("One of: {}.", choices.join("; "));
+            if let Some(sentence) = words::choices(&variants) {
                 let description = words::append(enumeration.get("description"), &[sentence]);
                 enumeration.extend(description.map(|description| ("description".to_owned(), description)));
             }
@@ -684,7 +694,7 @@ fn types_of_value(schema: &Value) -> BTreeSet<String> {
     schema.as_object().map(types_of).unwrap_or_default()
 }
 
-fn json_type(value: &Value) -> &'static str {
+pub(crate) fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "boolean",

@@ -21,7 +21,7 @@ fn parameters(format: Format, schema: Value) -> Value {
         Format::OpenAiChat | Format::OpenAiChatStrict => tool["function"]["parameters"].clone(),
         Format::Anthropic | Format::AnthropicStrict => tool["input_schema"].clone(),
         Format::GeminiJsonSchema => tool["parametersJsonSchema"].clone(),
-        Format::Mcp => tool["inputSchema"].clone(),
+        Format::Mcp | Format::McpStrict => tool["inputSchema"].clone(),
         _ => tool["parameters"].clone(),
     }
 }
@@ -145,7 +145,140 @@ fn formats_without_a_subset_pass_the_schema_through() {
     for format in [Format::OpenAiChat, Format::Anthropic, Format::GeminiJsonSchema] {
         assert_eq!(parameters(format, everyday_schema()), expected, "{format}");
     }
-    assert_eq!(parameters(Format::Mcp, everyday_schema()), everyday_schema(), "MCP gets the schema as validated");
+}
+
+#[test]
+fn mcp_lists_standard_json_schema_that_accepts_what_the_tool_does() {
+    let listed = parameters(Format::Mcp, everyday_schema());
+    let mut expected = everyday_schema();
+    // schemars' `uint` goes; its `minimum: 0` was there already.
+    expected["properties"]["limit"].as_object_mut().unwrap().remove("format");
+    // The choice of constants is written out, its constants' descriptions in words.
+    expected["properties"]["mode"] = json!({"type": "string", "enum": ["fast", "slow"],
+        "description": "How to go. One of: `fast`: Quickly; `slow`: Carefully."});
+    expected.as_object_mut().unwrap().remove("$defs");
+    assert_eq!(listed, expected);
+    // A schema with nothing to change is listed as it is, `$schema` included.
+    let plain = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+        "properties": {"when": {"type": "string", "format": "date-time"}, "n": {"type": "integer", "minimum": 1}}});
+    assert_eq!(parameters(Format::Mcp, plain.clone()), plain);
+}
+
+#[test]
+fn mcp_drops_formats_json_schema_does_not_define_and_keeps_their_ranges() {
+    let schema = json!({"type": "object", "properties": {
+        "byte": {"type": "integer", "format": "uint8"},
+        "port": {"type": ["integer", "null"], "format": "uint16", "minimum": 1},
+        "offset": {"type": "integer", "format": "int32", "maximum": 10},
+        "big": {"type": "integer", "format": "int64"},
+        "ratio": {"type": "number", "format": "double"},
+        "phone": {"type": "string", "format": "phone"},
+        "email": {"type": "string", "format": "email"},
+        "list": {"type": "array", "items": {"type": "integer", "format": "uint64"}, "prefixItems": [{"format": "float"}]},
+        "map": {"type": "object", "additionalProperties": {"type": "number", "format": "float"}},
+        "either": {"anyOf": [{"type": "integer", "format": "uint"}, {"type": "null"}]},
+        // Data, not schemas: left as they are.
+        "example": {"type": "object", "default": {"format": "uint8"}, "const": {"format": "uint8"}}
+    }});
+    let listed = parameters(Format::Mcp, schema);
+    let properties = &listed["properties"];
+    assert_eq!(properties["byte"], json!({"type": "integer", "minimum": 0, "maximum": 255}));
+    assert_eq!(properties["port"], json!({"type": ["integer", "null"], "minimum": 1, "maximum": 65535}));
+    assert_eq!(properties["offset"], json!({"type": "integer", "minimum": i32::MIN, "maximum": 10}));
+    assert_eq!(properties["big"], json!({"type": "integer"}));
+    assert_eq!(properties["ratio"], json!({"type": "number"}));
+    assert_eq!(properties["phone"], json!({"type": "string"}));
+    assert_eq!(properties["email"], json!({"type": "string", "format": "email"}));
+    assert_eq!(
+        properties["list"],
+        json!({"type": "array", "items": {"type": "integer", "minimum": 0}, "prefixItems": [{}]})
+    );
+    assert_eq!(properties["map"]["additionalProperties"], json!({"type": "number"}));
+    assert_eq!(properties["either"]["anyOf"][0], json!({"type": "integer", "minimum": 0}));
+    assert_eq!(properties["example"]["default"], json!({"format": "uint8"}));
+    assert_eq!(properties["example"]["const"], json!({"format": "uint8"}));
+}
+
+#[test]
+fn mcp_writes_out_references_to_choices_of_constants_and_keeps_the_others() {
+    let schema = json!({"type": "object", "properties": {
+        "unit": {"anyOf": [{"$ref": "#/$defs/Unit"}, {"type": "null"}], "default": null},
+        "size": {"$ref": "#/$defs/Size"},
+        "flags": {"$ref": "#/$defs/Flags"}
+    }, "$defs": {
+        "Unit": {"description": "A unit.", "oneOf": [
+            {"const": "m", "type": "string", "description": "Meters, centimeters, ..."},
+            {"const": "s", "type": "string", "description": "Seconds."}
+        ]},
+        "Size": {"anyOf": [{"const": 1}, {"const": 2}]},
+        "Flags": {"type": "object", "properties": {"unit": {"$ref": "#/$defs/Unit"}, "count": {"type": "integer", "format": "uint32"}}}
+    }});
+    let listed = parameters(Format::Mcp, schema);
+    let unit = json!({"type": "string", "enum": ["m", "s"],
+        "description": "A unit. One of: `m`: Meters, centimeters, ...; `s`: Seconds."});
+    assert_eq!(listed["properties"]["unit"]["anyOf"][0], unit, "an ellipsis keeps its dots");
+    assert_eq!(listed["properties"]["size"], json!({"type": "integer", "enum": [1, 2]}));
+    assert_eq!(listed["properties"]["flags"], json!({"$ref": "#/$defs/Flags"}));
+    assert_eq!(
+        listed["$defs"],
+        json!({"Flags": {"type": "object", "properties": {"unit": unit, "count": {"type": "integer", "minimum": 0, "maximum": u32::MAX}}}}),
+        "definitions written out everywhere are gone"
+    );
+}
+
+#[test]
+fn mcp_output_schemas_are_standard_too() {
+    let mut tool = definition(json!({"type": "object"}));
+    tool.output_schema =
+        Some(json!({"type": "object", "properties": {"n": {"type": "integer", "format": "uint64", "minimum": 0},
+        "kind": {"$ref": "#/$defs/Kind"}}, "$defs": {"Kind": {"oneOf": [{"const": "a"}, {"const": "b"}]}}}));
+    for format in [Format::Mcp, Format::McpStrict] {
+        let listed = tool.to_format(format).unwrap();
+        assert_eq!(
+            listed["outputSchema"],
+            json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0},
+                "kind": {"type": "string", "enum": ["a", "b"]}}}),
+            "{format}"
+        );
+    }
+}
+
+#[test]
+fn mcp_strict_is_openai_strict_with_every_reference_written_out() {
+    let mut schema = everyday_schema();
+    schema["properties"]["maybe_mode"] =
+        json!({"anyOf": [{"$ref": "#/$defs/Mode"}, {"type": "null"}], "default": null});
+    let listed = parameters(Format::McpStrict, schema.clone());
+    let openai = parameters(Format::OpenAiChatStrict, schema.clone());
+    assert!(!listed.to_string().contains("$ref"), "{listed}");
+    assert_eq!(openai["properties"]["maybe_mode"]["anyOf"][0], json!({"$ref": "#/$defs/Mode"}));
+    assert_eq!(listed["properties"]["maybe_mode"]["anyOf"][0], openai["$defs"]["Mode"]);
+    for name in ["text", "limit", "labels", "document", "mode"] {
+        assert_eq!(listed["properties"][name], openai["properties"][name], "{name}");
+    }
+    assert_eq!(listed["required"], openai["required"]);
+    let tool = definition(schema).to_format(Format::McpStrict).unwrap();
+    assert!(tool.get("function").is_none() && tool["name"] == "probe", "an MCP tool: {tool}");
+
+    // A definition that contains itself stays a `$ref`, once.
+    let tree = json!({"type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}},
+        "$defs": {"Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}});
+    let listed = parameters(Format::McpStrict, tree);
+    let node = &listed["$defs"]["Node"];
+    assert_eq!(node["properties"]["children"]["items"], json!({"$ref": "#/$defs/Node"}));
+    assert_eq!(listed["properties"]["root"]["properties"]["children"]["items"], json!({"$ref": "#/$defs/Node"}));
+}
+
+#[test]
+fn calls_against_mcp_strict_are_repaired_like_openai_strict_ones() {
+    let sent = json!({"text": "hi", "mode": "fast", "limit": null, "labels": [{"key": "a", "value": "x"}],
+        "document": "[1]"});
+    assert!(Format::McpStrict.is_strict());
+    assert_eq!(
+        repair(Format::McpStrict, &everyday_schema(), sent.clone()),
+        repair(Format::OpenAiChatStrict, &everyday_schema(), sent)
+    );
+    assert!(!Format::Mcp.is_strict());
 }
 
 #[test]

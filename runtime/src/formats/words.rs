@@ -73,6 +73,24 @@ fn examples(value: &Value) -> Option<String> {
     (!examples.is_empty()).then(|| examples.join(", "))
 }
 
+/// "One of: `a`: ...; `b`: ...." for a choice of constants (`oneOf` variants with `const`),
+/// from the descriptions of its string constants; `None` when none has one.
+pub(crate) fn choices(variants: &[Value]) -> Option<String> {
+    let choices: Vec<String> = variants
+        .iter()
+        .filter_map(|variant| {
+            let description = variant.get("description")?.as_str()?.trim_end();
+            // One full stop goes (the list has its own punctuation); an ellipsis stays.
+            let description = match description.strip_suffix('.') {
+                Some(stripped) if !stripped.ends_with('.') => stripped,
+                _ => description,
+            };
+            Some(format!("`{}`: {description}", variant.get("const")?.as_str()?))
+        })
+        .collect();
+    (!choices.is_empty()).then(|| format!("One of: {}.", choices.join("; ")))
+}
+
 /// `description` with `sentences` appended.
 pub(crate) fn append(description: Option<&Value>, sentences: &[String]) -> Option<Value> {
     let mut text = description.and_then(Value::as_str).unwrap_or_default().trim_end().to_owned();

@@ -37,7 +37,14 @@ FORMATS = [
     "gemini",
     "gemini-json-schema",
     "mcp",
+    "mcp-strict",
 ]
+
+# JSON Schema 2020-12's format vocabulary (toolcell_schema::formats::STANDARD).
+STANDARD_FORMATS = {
+    "date-time", "date", "time", "duration", "email", "idn-email", "hostname", "idn-hostname", "ipv4", "ipv6", "uri",
+    "uri-reference", "iri", "iri-reference", "uuid", "uri-template", "json-pointer", "relative-json-pointer", "regex",
+}
 
 # Kept alive: pydantic validates `Iterable` fields lazily, through the adapter.
 _ADAPTERS: dict[Any, TypeAdapter] = {}
@@ -91,8 +98,9 @@ def schemas(schema: Any) -> list[dict[str, Any]]:
         for key in ("items", "additionalProperties"):
             if isinstance(schema.get(key), dict):
                 found += schemas(schema[key])
-        for inner in schema.get("anyOf", []):
-            found += schemas(inner)
+        for key in ("anyOf", "oneOf"):
+            for inner in schema.get(key, []):
+                found += schemas(inner)
     return found
 
 
@@ -125,6 +133,12 @@ def check_definition(fmt: str, tool: dict[str, Any]) -> None:
     else:
         parsed = mcp.types.Tool.model_validate(tool)
         assert parsed.name == tool["name"] and parsed.annotations is not None
+        # Standard formats only, in both schemas: `uint64` and the like make clients warn.
+        for schema in [*schemas(tool["inputSchema"]), *schemas(tool.get("outputSchema"))]:
+            assert schema.get("format", "date") in STANDARD_FORMATS, schema
+        if fmt == "mcp-strict":
+            check_openai_strict(tool["inputSchema"])
+            assert "$ref" not in json.dumps(tool["inputSchema"]), "every `$ref` is written out"
 
 
 def check_openai_strict(parameters: dict[str, Any]) -> None:
