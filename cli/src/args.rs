@@ -138,6 +138,21 @@ pub(crate) enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Print the entry that starts (or reaches) this server from an MCP host's config file,
+    /// with absolute paths: a desktop app's PATH does not have ~/.cargo/bin. Carries
+    /// --tools-dir, --no-builtins, --policy and --cache-dir as given here.
+    ClientConfig {
+        /// The host whose config file the entry is for.
+        #[arg(long, value_enum, default_value_t = McpHost::ClaudeDesktop)]
+        client: McpHost,
+        /// stdio: the host starts the server. http: the host connects to a running
+        /// `toolcell serve --transport http` at --url.
+        #[arg(long, value_enum, default_value_t = Transport::Stdio)]
+        transport: Transport,
+        /// The server's endpoint, for --transport http.
+        #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8000/mcp")]
+        url: String,
+    },
     /// Print a completion script for SHELL, e.g. `toolcell completions bash >
     /// ~/.local/share/bash-completion/completions/toolcell`.
     Completions {
@@ -152,6 +167,17 @@ impl Command {
     pub(crate) fn runs_calls(&self) -> bool {
         matches!(self, Command::Invoke(_) | Command::Respond { .. } | Command::Serve(_))
     }
+}
+
+/// An MCP host, for `client-config`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum McpHost {
+    /// Claude Desktop's claude_desktop_config.json (stdio only).
+    ClaudeDesktop,
+    /// VS Code's .vscode/mcp.json.
+    Vscode,
+    /// Cursor's ~/.cursor/mcp.json (and other hosts' `mcpServers` files).
+    Cursor,
 }
 
 #[derive(Debug, Args)]

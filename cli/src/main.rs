@@ -26,7 +26,7 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 use crate::args::{Cli, Command};
-use crate::commands::{author, check, export, invoke, list, respond, schema, serve, warm};
+use crate::commands::{author, check, client_config, export, invoke, list, respond, schema, serve, warm};
 use crate::load::{Source, default_cache_dir};
 use toolcell_runtime::Policy;
 
@@ -149,6 +149,16 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => serve::serve(source, *args).await,
         Command::Warm => warm::warm(source).await,
         Command::ExportBuiltins { dir, force } => export::export_builtins(&dir, force),
+        Command::ClientConfig { client, transport, url } => {
+            let server = client_config::ServerFlags {
+                tools_dir: cli.tools_dir.as_deref(),
+                no_builtins: cli.no_builtins,
+                policy: cli.policy.as_deref(),
+                cache_dir: cli.cache_dir.as_deref(),
+                no_cache: cli.no_cache,
+            };
+            client_config::client_config(&server, client, transport, &url)
+        }
         Command::New { name, path, lang } => author::new_tool(&name, path, lang.into()),
         Command::Build { path, out } => author::build(source, &path, out).await,
         Command::Completions { shell } => {

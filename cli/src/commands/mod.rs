@@ -2,6 +2,7 @@
 
 pub(crate) mod author;
 pub(crate) mod check;
+pub(crate) mod client_config;
 pub(crate) mod export;
 pub(crate) mod invoke;
 pub(crate) mod list;

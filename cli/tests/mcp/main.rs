@@ -1,6 +1,7 @@
 //! `toolcell serve` end to end: the real binary, driven by `rmcp`'s client over stdio and
 //! streamable HTTP, and by raw requests where the wire itself is the point.
 
+mod clients;
 mod cold;
 mod common;
 mod http;
