@@ -7,10 +7,11 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use toolcell_mcp::ContextHeader;
 use toolcell_runtime::Format;
+use toolcell_runtime::Policy;
 use toolcell_runtime::policy::{DirGrant, EnvGrant, Grants, HostPattern};
 use toolcell_runtime::trace::TraceParent;
 
-use crate::parse;
+use crate::parse::{self, ForTool};
 
 /// Run sandboxed WebAssembly tools for LLM agents.
 ///
@@ -182,6 +183,19 @@ pub(crate) enum McpHost {
 
 #[derive(Debug, Args)]
 pub(crate) struct ServeArgs {
+    /// Preopen a directory for one tool: TOOL=HOST_DIR:GUEST_DIR[:ro|rw], e.g.
+    /// `files=.:/workspace` (read-only unless :rw). Repeatable. The same as a `dirs` entry of
+    /// the tool in toolcell.toml.
+    #[arg(long = "dir", value_name = "TOOL=HOST:GUEST[:ro|rw]")]
+    pub(crate) dirs: Vec<ForTool<DirGrant>>,
+    /// Allow one tool HTTP requests to a host: TOOL=HOST, e.g. `http_fetch=api.github.com`,
+    /// `http_fetch=*.example.com`. Repeatable.
+    #[arg(long = "allow-host", value_name = "TOOL=HOST")]
+    pub(crate) allow_hosts: Vec<ForTool<HostPattern>>,
+    /// Set an environment variable for one tool: TOOL=KEY=VALUE (a plain value), or TOOL=KEY to
+    /// pass the host's KEY through as a secret, redacted from outputs and logs. Repeatable.
+    #[arg(long = "env", value_name = "TOOL=KEY[=VALUE]")]
+    pub(crate) envs: Vec<ForTool<EnvGrant>>,
     /// stdio: one client on stdin/stdout. http: streamable HTTP at http://LISTEN/mcp.
     #[arg(long, value_enum, default_value_t = Transport::Stdio)]
     pub(crate) transport: Transport,
@@ -357,6 +371,28 @@ pub(crate) struct InvokeArgs {
     /// the host's value through as a secret, redacted from the output. Repeatable.
     #[arg(long, value_name = "KEY[=VALUE]")]
     pub(crate) env: Vec<EnvGrant>,
+}
+
+impl ServeArgs {
+    /// The grants of the command line, per tool: on top of the policy files.
+    pub(crate) fn policy(&self) -> Policy {
+        let mut policy = Policy::new();
+        let mut grant = |tool: &str, add: &dyn Fn(&mut Grants)| {
+            let mut grants = Grants::new();
+            add(&mut grants);
+            policy.grant(tool, grants);
+        };
+        for ForTool { tool, grant: dir } in &self.dirs {
+            grant(tool, &|grants| grants.dirs.push(dir.clone()));
+        }
+        for ForTool { tool, grant: host } in &self.allow_hosts {
+            grant(tool, &|grants| grants.allow_hosts.push(host.clone()));
+        }
+        for ForTool { tool, grant: env } in &self.envs {
+            grant(tool, &|grants| grants.env.push(env.clone()));
+        }
+        policy
+    }
 }
 
 impl InvokeArgs {

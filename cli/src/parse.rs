@@ -52,6 +52,22 @@ pub fn trace_parent(text: &str) -> Result<toolcell_runtime::trace::TraceParent, 
 
 #[cfg(test)]
 mod tests {
+    use toolcell_runtime::policy::{DirGrant, EnvGrant, HostPattern};
+
+    #[test]
+    fn a_grant_for_one_tool_is_tool_equals_spec() {
+        let dir: ForTool<DirGrant> = "files=./data:/workspace:rw".parse().unwrap();
+        assert_eq!((dir.tool.as_str(), dir.grant.guest.as_str(), dir.grant.writable), ("files", "/workspace", true));
+        let env: ForTool<EnvGrant> = "weather=API_KEY=abc=d".parse().unwrap();
+        assert_eq!((env.tool.as_str(), env.grant), ("weather", EnvGrant::fixed("API_KEY", "abc=d")));
+        let host: ForTool<HostPattern> = "http_fetch=api.github.com".parse().unwrap();
+        assert_eq!(host.tool, "http_fetch");
+        let no_tool = "./data:/workspace".parse::<ForTool<DirGrant>>().unwrap_err();
+        assert!(no_tool.contains("names no tool: write TOOL=./data:/workspace"), "{no_tool}");
+        let bad_spec = "files=/tmp".parse::<ForTool<DirGrant>>().unwrap_err();
+        assert!(bad_spec.starts_with("files=/tmp: "), "{bad_spec}");
+    }
+
     use super::*;
 
     #[test]
@@ -73,5 +89,35 @@ mod tests {
         assert_eq!(size("1000"), Ok(1000));
         assert!(size("lots").is_err());
         assert!(size("99999999999GiB").is_err());
+    }
+}
+
+/// A grant for one tool, written `TOOL=SPEC` (`files=.:/workspace`, `http_fetch=api.github.com`,
+/// `weather=API_KEY`): what `serve`'s --dir, --allow-host and --env take.
+#[derive(Debug, Clone)]
+pub(crate) struct ForTool<T> {
+    pub(crate) tool: String,
+    pub(crate) grant: T,
+}
+
+impl<T> std::str::FromStr for ForTool<T>
+where
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+{
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let Some((tool, spec)) = text.split_once('=') else {
+            return Err(format!(
+                "`{text}` names no tool: write TOOL={text}, e.g. files=.:/workspace or http_fetch=api.github.com"
+            ));
+        };
+        let valid = !tool.is_empty() && tool.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !valid {
+            return Err(format!("`{tool}` is not a tool name (letters, digits, `_` and `-`): write TOOL=SPEC"));
+        }
+        let grant = spec.parse().map_err(|err| format!("{tool}={spec}: {err}"))?;
+        Ok(Self { tool: tool.to_owned(), grant })
     }
 }

@@ -7,6 +7,7 @@ use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock, MetaObject, Tool};
 use serde_json::{Map, Value, json};
 use toolcell_runtime::formats::repair;
+use toolcell_runtime::policy::MissingGrant;
 use toolcell_runtime::{CallError, Format, ToolDefinition, ToolOutput};
 
 /// The `_meta` key under which a failed call's error kind and `retryable` flag travel, for
@@ -73,6 +74,27 @@ pub fn arguments(schemas: Schemas, definition: Option<&ToolDefinition>, argument
         Some(definition) if schemas == Schemas::Strict => repair(Format::McpStrict, &definition.parameters, arguments),
         _ => arguments,
     }
+}
+
+/// `tool` as listed when it misses grants it needs (`missing`, from
+/// [`Runtime::missing_grants`]): its description starts by saying so, so that a model does not
+/// call a tool that can only fail, and can tell the user what the operator would have to grant.
+///
+/// [`Runtime::missing_grants`]: toolcell_runtime::Runtime::missing_grants
+pub fn unavailable(mut tool: Tool, missing: &[MissingGrant]) -> Tool {
+    if missing.is_empty() {
+        return tool;
+    }
+    let needs: Vec<String> = missing.iter().map(ToString::to_string).collect();
+    let warning = format!(
+        "Unavailable on this server: it needs {}, which the operator has not granted it, so every call fails.",
+        needs.join(" and ")
+    );
+    tool.description = Some(match tool.description.take() {
+        Some(description) => format!("{warning} {description}").into(),
+        None => warning.into(),
+    });
+    tool
 }
 
 /// A call's output as a `tools/call` result. Every failure is a result with `isError` and

@@ -80,7 +80,13 @@ impl ServerHandler for ToolServer {
     ) -> Result<ListToolsResult, ErrorData> {
         // The runtime keeps tools by name, so the order is deterministic.
         let runtime = self.catalog.runtime().await.map_err(not_loaded)?;
-        let tools = runtime.definitions().map(|definition| convert::tool(definition, self.schemas)).collect();
+        let tools = runtime
+            .definitions()
+            .map(|definition| {
+                let tool = convert::tool(definition, self.schemas);
+                convert::unavailable(tool, &runtime.missing_grants(&definition.name))
+            })
+            .collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
 

@@ -10,7 +10,7 @@ use crate::call::{Runner, call_concurrently};
 use crate::formats::{Format, MessageError, result_messages, tool_calls};
 use crate::load::{self, LoadDiagnostic, RuntimeError};
 use crate::observe::metrics::{CallsInFlight, Metrics};
-use crate::policy::{Grants, RequestedCapabilities};
+use crate::policy::{Grants, MissingGrant, RequestedCapabilities};
 use crate::tool::definition::ToolDefinition;
 use crate::tool::io::{ToolCall, ToolOutput};
 use crate::tool::limits::Limits;
@@ -102,6 +102,15 @@ impl Runtime {
     /// What a tool asks to be granted (asking grants nothing).
     pub fn requested(&self, name: &str) -> Option<&RequestedCapabilities> {
         self.runner.version.tools.get(name).map(|entry| &entry.tool.requested)
+    }
+
+    /// What a tool needs and is not granted: a directory it expects, a host for a tool that
+    /// makes HTTP requests, a variable it reads. Empty when it has all it asks for (or is not
+    /// loaded). A tool missing any can only fail; `toolcell serve` does not list it.
+    pub fn missing_grants(&self, name: &str) -> Vec<MissingGrant> {
+        self.runner.version.tools.get(name).map_or_else(Vec::new, |entry| {
+            crate::policy::missing_grants(&entry.tool.requested, entry.tool.uses_http, &entry.grants)
+        })
     }
 
     /// The components that were not loaded, and why.

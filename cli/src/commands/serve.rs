@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use toolcell_mcp::{Catalog, HttpOptions, Schemas, StdioOptions};
+use toolcell_runtime::policy::MissingGrant;
 use toolcell_runtime::{Runtime, RuntimeBuilder};
 
 use crate::args::{ServeArgs, Transport};
@@ -16,7 +17,10 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
     if let Some(limit) = toolcell_mcp::raise_open_files_limit() {
         tracing::debug!(limit, "open-files limit");
     }
-    let mut builder = builder(source, None, None);
+    // The command line's grants, over the policy files and --policy.
+    let mut policy = source.policy.clone();
+    policy.merge(args.policy());
+    let mut builder = builder(Source { policy: &policy, ..source }, None, None);
     if let Some(calls) = args.max_queued_calls {
         builder = builder.max_queued_calls(calls);
     }
@@ -88,6 +92,7 @@ async fn load_into(catalog: &Catalog, builder: RuntimeBuilder, schemas: Schemas)
         Ok(runtime) => {
             warn_diagnostics(&runtime);
             warn_unconvertible(&runtime, schemas);
+            say_unavailable(&runtime);
             eprintln!("toolcell: {} tools ready", runtime.definitions().len());
             catalog.loaded(runtime);
             std::future::pending().await
@@ -96,6 +101,39 @@ async fn load_into(catalog: &Catalog, builder: RuntimeBuilder, schemas: Schemas)
             catalog.failed(err.to_string());
             anyhow::Error::new(err).context("cannot load the tools")
         }
+    }
+}
+
+/// Says which tools miss a grant they need (clients see them listed as unavailable), and how
+/// to grant it.
+fn say_unavailable(runtime: &Runtime) {
+    for tool in runtime.definitions() {
+        let missing = runtime.missing_grants(&tool.name);
+        if missing.is_empty() {
+            continue;
+        }
+        let needs: Vec<String> = missing.iter().map(ToString::to_string).collect();
+        let flags: Vec<String> = missing.iter().map(|grant| grant_flag(&tool.name, grant)).collect();
+        eprintln!(
+            "toolcell: `{}` is listed as unavailable: it needs {}, which it is not granted; grant it with {} \
+             (or in the folder's toolcell.toml)",
+            tool.name,
+            needs.join(" and "),
+            flags.join(" ")
+        );
+    }
+}
+
+/// The `serve` flag that grants `missing` to `tool`.
+fn grant_flag(tool: &str, missing: &MissingGrant) -> String {
+    match missing {
+        MissingGrant::Directory { guest_path } => format!("--dir {tool}=HOST_DIR:{guest_path}"),
+        MissingGrant::Hosts { requested } => match requested.first() {
+            Some(host) => format!("--allow-host {tool}={host}"),
+            None => format!("--allow-host {tool}=HOST"),
+        },
+        MissingGrant::Env { name } => format!("--env {tool}={name}"),
+        _ => format!("a grant for `{tool}`"),
     }
 }
 

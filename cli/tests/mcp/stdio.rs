@@ -9,6 +9,51 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use crate::common::{ToolsDir, call, error_kind, serve_command, stdio_client, text};
 
+const UNAVAILABLE: &str = "Unavailable on this server: ";
+const NOT_GRANTED: &str = "which the operator has not granted it, so every call fails.";
+
+#[tokio::test]
+async fn tools_granted_what_they_need_on_the_command_line_are_listed_as_available_and_work() {
+    let dir = ToolsDir::with("granted", &[]);
+    std::fs::write(dir.path().join("notes.txt"), "granted on the command line\n").unwrap();
+    let grant_dir = format!("files={}:/workspace", dir.path().display());
+    let client = stdio_client(&["--dir", &grant_dir, "--allow-host", "http_fetch=127.0.0.1"]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    for tool in &tools {
+        let description = tool.description.as_deref().unwrap_or_default();
+        assert!(!description.starts_with(UNAVAILABLE), "{}: {description}", tool.name);
+    }
+    let read =
+        client.call_tool(call("files", json!({"operation": "read", "path": "/workspace/notes.txt"}))).await.unwrap();
+    assert_eq!(read.is_error, Some(false), "{read:?}");
+    assert!(text(&read).contains("granted on the command line"), "{read:?}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_operator_is_told_which_tools_miss_a_grant_and_the_flag_that_grants_it() {
+    let mut child =
+        serve_command(&[]).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut said = Vec::new();
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line.ends_with("tools ready") {
+                return;
+            }
+            said.push(line);
+        }
+    })
+    .await
+    .unwrap();
+    child.kill().await.unwrap();
+    let files = said.iter().find(|line| line.contains("`files`")).unwrap_or_else(|| panic!("{said:#?}"));
+    assert!(files.contains("--dir files=HOST_DIR:/workspace"), "{files}");
+    let fetch = said.iter().find(|line| line.contains("`http_fetch`")).unwrap_or_else(|| panic!("{said:#?}"));
+    assert!(fetch.contains("--allow-host http_fetch=HOST"), "{fetch}");
+    assert_eq!(said.iter().filter(|line| line.contains("listed as unavailable")).count(), 2, "{said:#?}");
+}
+
 #[tokio::test]
 async fn a_tools_folder_is_served_beside_the_builtin_tools() {
     let dir = ToolsDir::with("beside", &[toolcell_tests::ECHO]);
@@ -53,7 +98,16 @@ async fn lists_every_tool_in_name_order_with_the_standard_form_of_its_schemas() 
         // Schema (see `schemas.rs`).
         assert_eq!(Value::Object((*tool.input_schema).clone()), mcp["inputSchema"], "{}", tool.name);
         assert_eq!(definition["parameters"]["required"], mcp["inputSchema"]["required"], "{}", tool.name);
-        assert_eq!(tool.description.as_deref(), definition["description"].as_str());
+        // Granted nothing here, `files` and `http_fetch` say first that they cannot run.
+        let description = definition["description"].as_str().unwrap();
+        let expected = match tool.name.as_ref() {
+            "files" => format!("{UNAVAILABLE}it needs a directory at /workspace, {NOT_GRANTED} {description}"),
+            "http_fetch" => {
+                format!("{UNAVAILABLE}it needs a host to send HTTP requests to, {NOT_GRANTED} {description}")
+            }
+            _ => description.to_owned(),
+        };
+        assert_eq!(tool.description.as_deref(), Some(expected.as_str()));
         assert_eq!(tool.title.as_deref(), definition["title"].as_str(), "{}", tool.name);
         let annotations = serde_json::to_value(tool.annotations.as_ref().unwrap()).unwrap();
         assert_eq!(annotations, definition["annotations"], "{}", tool.name);

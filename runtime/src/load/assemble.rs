@@ -150,7 +150,7 @@ async fn compile_and_load(
                     // Loads take the pool's instance reserved for them, one at a time.
                     Ok(prepared) => {
                         let _loading = shared.loading.lock().await;
-                        let loaded = load_tool(&shared.engine, source.clone(), digest, prepared, limits).await;
+                        let loaded = load_tool(&shared.engine, source.clone(), digest, *prepared, limits).await;
                         loaded.map(|tool| tool.read_from(identity))
                     }
                     Err(reason) => Err(reason.into()),
@@ -209,7 +209,7 @@ enum Preparing {
     /// The same bytes as the tool of the previous version: nothing to do.
     Unchanged { identity: Option<FileIdentity> },
     /// Compiled (or read from the cache) and linked, or why not.
-    Compiled { digest: [u8; 32], identity: Option<FileIdentity>, prepared: Result<Prepared, String> },
+    Compiled { digest: [u8; 32], identity: Option<FileIdentity>, prepared: Result<Box<Prepared>, String> },
 }
 
 /// Prepares one component, unless its digest is `before`'s.
@@ -244,5 +244,5 @@ fn prepare_input(
         report(LoadEvent::Compiled { source, elapsed: started.elapsed(), ok: prepared.is_ok() });
     }
     tracing::debug!(bytes = bytes.len(), elapsed_ms = started.elapsed().as_millis(), "prepared");
-    Preparing::Compiled { digest, identity, prepared }
+    Preparing::Compiled { digest, identity, prepared: prepared.map(Box::new) }
 }

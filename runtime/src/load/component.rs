@@ -202,6 +202,8 @@ pub(crate) struct Prepared {
     pub(super) capabilities: Option<CapabilityRequestsPre<Sandbox>>,
     /// Absent for tools built before the `annotations` export existed.
     pub(super) annotations: Option<AnnotationsExportPre<Sandbox>>,
+    /// It imports `wasi:http`'s outgoing handler: it makes HTTP requests.
+    pub(super) uses_http: bool,
 }
 
 /// A tool ready to be called. Cheap to clone: a reload reuses it when its file is unchanged.
@@ -223,6 +225,8 @@ pub(crate) struct LoadedTool {
     pub(crate) output: Option<Arc<CompiledSchema>>,
     /// What the tool itself says of `open_world`; without a word, grants decide.
     pub(super) declared_open_world: Option<bool>,
+    /// It makes HTTP requests (imports `wasi:http`'s outgoing handler).
+    pub(crate) uses_http: bool,
 }
 
 /// Compiles (or loads from the cache) and links a component. Blocking: compilation takes
@@ -273,7 +277,9 @@ pub(crate) fn prepare(
              is it a tool built with toolcell-guest's #[tool]? A `wasi:cli` command is not a tool"
         )
     })?;
-    Ok(Prepared { component, core, capabilities, annotations })
+    let uses_http =
+        component.component_type().imports(engine).any(|(name, _)| name.starts_with("wasi:http/outgoing-handler"));
+    Ok(Prepared { component, core, capabilities, annotations, uses_http })
 }
 
 fn compile_error(err: wasmtime::Error) -> String {

@@ -129,6 +129,7 @@ pub(crate) async fn load_tool(
         parameters: Arc::new(parameters),
         output: output.map(Arc::new),
         declared_open_world: declared.open_world,
+        uses_http: prepared.uses_http,
     })
 }
 

@@ -353,9 +353,88 @@ pub struct RequestedDirectory {
     pub writable: bool,
 }
 
+/// A capability a tool needs and is not granted: without it, its calls can only fail. See
+/// [`crate::Runtime::missing_grants`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum MissingGrant {
+    /// It expects a directory at `guest_path`, and none is granted there.
+    Directory {
+        /// Where it looks for it.
+        guest_path: String,
+    },
+    /// It makes HTTP requests and is granted no host: to these hosts, when it names them.
+    Hosts {
+        /// The hosts it asks for (none named: any host the operator chooses).
+        requested: Vec<String>,
+    },
+    /// It reads this environment variable, and none of that name is granted.
+    Env {
+        /// The variable.
+        name: String,
+    },
+}
+
+impl fmt::Display for MissingGrant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Directory { guest_path } => write!(f, "a directory at {guest_path}"),
+            Self::Hosts { requested } if requested.is_empty() => write!(f, "a host to send HTTP requests to"),
+            Self::Hosts { requested } => write!(f, "HTTP access to {}", requested.join(", ")),
+            Self::Env { name } => write!(f, "the environment variable {name}"),
+        }
+    }
+}
+
+/// What a tool that requests `requested` (and makes HTTP requests when `uses_http`) needs and
+/// `grants` does not give it.
+pub fn missing_grants(requested: &RequestedCapabilities, uses_http: bool, grants: &Grants) -> Vec<MissingGrant> {
+    let mut missing = Vec::new();
+    for directory in &requested.directories {
+        if !grants.dirs.iter().any(|dir| dir.guest == directory.guest_path) {
+            missing.push(MissingGrant::Directory { guest_path: directory.guest_path.clone() });
+        }
+    }
+    if (uses_http || !requested.http_hosts.is_empty()) && grants.allow_hosts.is_empty() {
+        missing.push(MissingGrant::Hosts { requested: requested.http_hosts.clone() });
+    }
+    for name in &requested.env {
+        if !grants.env.iter().any(|env| &env.name == name) {
+            missing.push(MissingGrant::Env { name: name.clone() });
+        }
+    }
+    missing
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tool_misses_each_requested_capability_it_is_not_granted() {
+        let requested = RequestedCapabilities {
+            http_hosts: vec!["api.example.com".into()],
+            directories: vec![RequestedDirectory { guest_path: "/workspace".into(), writable: false }],
+            env: vec!["API_KEY".into()],
+        };
+        let missing = missing_grants(&requested, true, &Grants::new());
+        let said: Vec<String> = missing.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            said,
+            ["a directory at /workspace", "HTTP access to api.example.com", "the environment variable API_KEY"]
+        );
+        let granted = Grants {
+            allow_hosts: vec!["api.example.com".parse().expect("host")],
+            dirs: vec!["/tmp:/workspace".parse().expect("dir")],
+            env: vec![EnvGrant::fixed("API_KEY", "x")],
+            ..Grants::new()
+        };
+        assert_eq!(missing_grants(&requested, true, &granted), []);
+        let fetcher = missing_grants(&RequestedCapabilities::default(), true, &Grants::new());
+        assert_eq!(fetcher, [MissingGrant::Hosts { requested: vec![] }], "imports wasi:http, names no host");
+        assert_eq!(missing_grants(&RequestedCapabilities::default(), false, &Grants::new()), []);
+    }
 
     #[test]
     fn cli_forms_parse() {
