@@ -201,8 +201,10 @@ fn rust_blocks(markdown: &str, heading: &str) -> String {
 }
 
 /// `toolcell new --lang LANG`, the test command it printed, `toolcell build` and the first
-/// `invoke` it printed; then the host's refusal of an empty text.
-fn new_project_in(lang: &str, name: &str) {
+/// `invoke` it printed; the template's optional parameter (`optional`, whose content must
+/// contain `expected`) inside the component, as its native test runs it; then the host's
+/// refusal of an empty text.
+fn new_project_in(lang: &str, name: &str, optional: &str, expected: &str) {
     let dir = scratch(&format!("new-{lang}"));
     let created = run(toolcell(&dir).args(["new", name, "--lang", lang]), 0);
     let project = dir.join(name);
@@ -224,6 +226,10 @@ fn new_project_in(lang: &str, name: &str) {
     assert!(built.contains(&format!("built {name} 0.1.0 -> tools/{name}.wasm")), "{built}");
     let output = invoke(&project, "tools", name, r#"{"text": "one two three"}"#, 0);
     assert!(output["content"].as_str().unwrap().contains('3'), "{output}");
+    // What passes natively must pass in the component: the standard library a call uses
+    // lazily (`Counter.most_common` imports `heapq`) is there.
+    let output = invoke(&project, "tools", name, optional, 0);
+    assert!(output["content"].as_str().unwrap().contains(expected), "{output}");
     let output = invoke(&project, "tools", name, r#"{"text": ""}"#, 1);
     assert_eq!(output["error"]["kind"], "invalid_arguments", "{output}");
     assert!(output["content"].as_str().unwrap().contains("- /text: must not be empty"), "{output}");
@@ -231,10 +237,10 @@ fn new_project_in(lang: &str, name: &str) {
 
 #[test]
 fn a_new_python_tool_passes_its_tests_builds_and_answers_its_first_call() {
-    new_project_in("python", "word_stats");
+    new_project_in("python", "word_stats", r#"{"text": "b a b", "top_words": 1}"#, r#""most_common":["b"]"#);
 }
 
 #[test]
 fn a_new_javascript_tool_passes_its_tests_builds_and_answers_its_first_call() {
-    new_project_in("js", "word-stats");
+    new_project_in("js", "word-stats", r#"{"text": "a\nb\n", "unit": "lines"}"#, "2");
 }

@@ -119,6 +119,12 @@ async fn answers_correctly_next_to_the_rust_tools(language: Language) {
     let answer = if language.sdk == PYTHON.sdk { &result["count"] } else { &result["slug"] };
     let expected = if language.sdk == PYTHON.sdk { json!(3) } else { json!("one-two-three") };
     assert_eq!(answer, &expected, "{result}");
+    if language.sdk == PYTHON.sdk {
+        // `top_words` runs `Counter.most_common`, which imports `heapq` during the call.
+        let arguments = json!({"text": "b a b", "top_words": 1});
+        let output = call(language, language.example, arguments, LimitOverrides::new()).await;
+        assert_eq!(value(&output)["most_common"], json!(["b"]), "{output:?}");
+    }
     let output = call(language, "calculator", json!({"expression": "6 * 7"}), LimitOverrides::new()).await;
     assert_eq!(value(&output)["value"], 42.0, "{output:?}");
     let output = misbehave(language, "ok").await;

@@ -5,6 +5,7 @@ bindings componentize-py generates. Everything here runs at build time (componen
 pre-initializes the module and snapshots it), so a call only ever runs `invoke`.
 """
 
+import importlib
 import os
 import sys
 
@@ -15,8 +16,40 @@ from .context import Context
 from .tool import find_tool
 
 
+# Modules the standard library imports only when a function first needs them: in a component
+# there are no files to import from during a call, so a tool whose code passes natively would
+# fail there (`Counter.most_common` imports `heapq`; `datetime.strptime` imports `_strptime`).
+# Each is imported here, at build time, into the snapshot every call starts from.
+LAZILY_IMPORTED = (
+    "heapq",  # collections.Counter.most_common
+    "_strptime",  # datetime.strptime, time.strptime
+    "weakref",  # functools.singledispatch
+    "types",
+    "copy",  # dataclasses.replace and asdict of nested values
+    "bisect",  # random.choices with weights
+    "locale",  # str formatting with "n", calendar
+    "encodings.idna",  # str.encode("idna"), urllib.parse with non-ASCII hosts
+    "encodings.latin_1",
+    "encodings.ascii",
+    "encodings.utf_16",
+    "encodings.utf_32",
+    "encodings.unicode_escape",
+    "encodings.raw_unicode_escape",
+)
+
+
+def preimport_lazy_stdlib():
+    """Imports `LAZILY_IMPORTED`, skipping any this interpreter does not have."""
+    for name in LAZILY_IMPORTED:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+
+
 def exports(module, version):
     """The `WitWorld` class exporting the one tool in `module` at `version`."""
+    preimport_lazy_stdlib()
     tool = find_tool(module)
     tool.version = version
     described = tool.metadata()
