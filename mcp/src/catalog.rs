@@ -84,7 +84,9 @@ impl Catalog {
         let place = Waiting(&self.waiting);
         if waiting >= MAX_WAITING_FOR_LOAD {
             return Err(format!(
-                "the server is still compiling its tools (the first start after installing or updating them) and                  {MAX_WAITING_FOR_LOAD} requests already wait for them; retry in a few seconds (an operator can                  compile ahead of time with `toolcell warm`)"
+                "the server is still compiling its tools (the first start after installing or updating them) and \
+                 {MAX_WAITING_FOR_LOAD} requests already wait for them; retry in a few seconds (an operator can \
+                 compile ahead of time with `toolcell warm`)"
             ));
         }
         Ok(place)
@@ -157,7 +159,8 @@ mod tests {
             tokio::task::yield_now().await;
         }
         let refused = catalog.runtime().await.expect_err("one more than the bound");
-        assert!(refused.contains("still compiling its tools") && refused.contains("toolcell warm"), "{refused}");
+        assert!(refused.contains("updating them) and 256 requests already wait for them; retry"), "{refused}");
+        assert!(refused.ends_with("(an operator can compile ahead of time with `toolcell warm`)"), "{refused}");
 
         catalog.loaded(Runtime::builder().build().await.unwrap());
         for request in waiting {
