@@ -78,9 +78,7 @@ fn stdio_entry(host: McpHost, server: &ServerFlags<'_>) -> anyhow::Result<Value>
 /// The host connects to a running server. The token is never written out: VS Code prompts
 /// for it, Cursor reads it from the environment.
 fn http_entry(host: McpHost, url: &str) -> anyhow::Result<Value> {
-    let is_loopback =
-        ["http://127.0.0.1", "http://localhost", "http://[::1]"].iter().any(|local| url.starts_with(local));
-    if !url.starts_with("https://") && !is_loopback {
+    if !url.starts_with("https://") && !is_loopback_http(url) {
         bail!(
             "{url} is plain HTTP off this machine: the bearer token would cross the network in clear; serve it behind TLS (https://) or use a loopback URL"
         );
@@ -100,6 +98,24 @@ fn http_entry(host: McpHost, url: &str) -> anyhow::Result<Value> {
             "headers": { "Authorization": "Bearer ${env:TOOLCELL_TOKEN}" },
         })),
     }
+}
+
+/// Whether `url` is plain HTTP to this machine: its host exactly `127.0.0.1`, `localhost` or
+/// `[::1]` (`http://localhost.example.com` is not).
+fn is_loopback_http(url: &str) -> bool {
+    let Some(rest) = url.strip_prefix("http://") else { return false };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    if authority.contains('@') {
+        return false;
+    }
+    let host = match authority.strip_prefix('[') {
+        Some(bracketed) => match bracketed.split_once(']') {
+            Some((inner, port)) if port.is_empty() || port.starts_with(':') => format!("[{inner}]"),
+            _ => return false,
+        },
+        None => authority.split(':').next().unwrap_or_default().to_owned(),
+    };
+    ["127.0.0.1", "localhost", "[::1]"].contains(&host.to_ascii_lowercase().as_str())
 }
 
 /// This binary, absolute.
@@ -139,4 +155,28 @@ fn warm_command(server: &ServerFlags<'_>) -> anyhow::Result<String> {
     words.extend(global_args(server)?.iter().map(|arg| toolcell_author::shell_quote(arg)));
     words.push("warm".into());
     Ok(words.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_loopback_http;
+
+    #[test]
+    fn only_a_loopback_host_is_plain_http_to_this_machine() {
+        for local in
+            ["http://127.0.0.1:8000/mcp", "http://localhost/mcp", "http://[::1]:9000/mcp", "http://LOCALHOST:1"]
+        {
+            assert!(is_loopback_http(local), "{local}");
+        }
+        for remote in [
+            "http://localhost.example.com/mcp",
+            "http://127.0.0.1.example.com:8000/mcp",
+            "http://[::1].example.com/mcp",
+            "http://localhost@example.com/mcp",
+            "http://example.com/mcp",
+            "https://localhost/mcp",
+        ] {
+            assert!(!is_loopback_http(remote), "{remote}");
+        }
+    }
 }
