@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-use crate::common::{HttpServer, ToolsDir, initialize, post, serve_command};
+use crate::common::{HttpServer, ToolsDir, initialize, post, serve_command, stderr_until_ready};
 
 /// Three of the standard tools: seconds of compiling, one after the other.
 const SLOW_TO_COMPILE: [&str; 3] = [toolcell_tools::REGEX, toolcell_tools::JSON_QUERY, toolcell_tools::FILES];
@@ -96,21 +96,12 @@ async fn a_server_stopped_while_compiling_keeps_what_it_compiled() {
     first.kill().await.unwrap();
 
     let mut second = start();
-    let mut lines = BufReader::new(second.stderr.take().unwrap()).lines();
-    let mut compiled_again = Vec::new();
-    tokio::time::timeout(Duration::from_secs(120), async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if line.ends_with("tools ready") {
-                return;
-            }
-            if let Some(file) = line.strip_prefix("toolcell: compiling ") {
-                compiled_again.push(file.split(' ').next().unwrap().to_owned());
-            }
-        }
-        panic!("the second server ended before its tools were ready");
-    })
-    .await
-    .unwrap();
+    let compiled_again: Vec<String> = stderr_until_ready(&mut second)
+        .await
+        .iter()
+        .filter_map(|line| line.strip_prefix("toolcell: compiling "))
+        .map(|file| file.split(' ').next().unwrap().to_owned())
+        .collect();
     second.kill().await.unwrap();
     assert!(!compiled_again.contains(&done), "{done} was cached by the first server: {compiled_again:?}");
     assert_eq!(compiled_again.len(), 2, "{compiled_again:?}");

@@ -171,6 +171,24 @@ impl HttpServer {
     }
 }
 
+/// What a started server prints on stderr before `toolcell: N tools ready`, read until that
+/// line (at most two minutes: a cold start compiles).
+pub async fn stderr_until_ready(child: &mut Child) -> Vec<String> {
+    let mut lines = BufReader::new(child.stderr.take().expect("stderr is piped")).lines();
+    let mut said = Vec::new();
+    let reading = async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line.starts_with("toolcell: ") && line.ends_with(" tools ready") {
+                return;
+            }
+            said.push(line);
+        }
+        panic!("the server ended before its tools were ready: {said:#?}");
+    };
+    tokio::time::timeout(Duration::from_secs(120), reading).await.expect("the tools are ready within two minutes");
+    said
+}
+
 /// A JSON-RPC POST to an MCP endpoint, as a client without an SDK sends it.
 pub fn post(http: &reqwest::Client, url: &str, message: &Value) -> reqwest::RequestBuilder {
     http.post(url)

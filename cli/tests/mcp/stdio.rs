@@ -7,7 +7,7 @@ use rmcp::model::ErrorCode;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-use crate::common::{ToolsDir, call, error_kind, serve_command, stdio_client, text};
+use crate::common::{ToolsDir, call, error_kind, serve_command, stderr_until_ready, stdio_client, text};
 
 const UNAVAILABLE: &str = "Unavailable on this server: ";
 const NOT_GRANTED: &str = "which the operator has not granted it, so every call fails.";
@@ -34,18 +34,7 @@ async fn tools_granted_what_they_need_on_the_command_line_are_listed_as_availabl
 async fn the_operator_is_told_which_tools_miss_a_grant_and_the_flag_that_grants_it() {
     let mut child =
         serve_command(&[]).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let mut said = Vec::new();
-    tokio::time::timeout(Duration::from_secs(60), async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if line.ends_with("tools ready") {
-                return;
-            }
-            said.push(line);
-        }
-    })
-    .await
-    .unwrap();
+    let said = stderr_until_ready(&mut child).await;
     child.kill().await.unwrap();
     let files = said.iter().find(|line| line.contains("`files`")).unwrap_or_else(|| panic!("{said:#?}"));
     assert!(files.contains("--dir files=HOST_DIR:/workspace"), "{files}");
