@@ -9,12 +9,14 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use toolcell_guest_build::{Artifact, GuestBuild, path_constants};
+use toolcell_guest_build::{Artifact, GuestBuild, path_constants, with_metadata_section};
 
 /// The tools written in Rust, each a crate `toolcell-tool-<name>`.
 const RUST_TOOLS: [&str; 7] = ["calculator", "json_query", "regex", "datetime", "unit_convert", "http_fetch", "files"];
 /// The standard tools' policy, copied into the tools folder beside them.
 const POLICY_FILE: &str = "toolcell.toml";
+/// What each standard tool announces of itself, written into its component.
+const DEFINITIONS_FILE: &str = "definitions.json";
 
 fn main() {
     let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR is set"));
@@ -27,10 +29,29 @@ fn main() {
     };
     artifacts.push(copy_python(&tools_dir));
     artifacts.sort_by(|a, b| a.target_name.cmp(&b.target_name));
+    announce(&artifacts, &manifest_dir.join(DEFINITIONS_FILE));
     write_constants(&artifacts, tools_dir.parent().expect("OUT_DIR"));
     let policy = manifest_dir.join(POLICY_FILE);
     std::fs::copy(&policy, tools_dir.join(POLICY_FILE)).expect("copy toolcell.toml into the tools folder");
     println!("cargo:rerun-if-changed={}", policy.display());
+}
+
+/// Writes each tool's definition from `definitions` into its component's `toolcell-metadata`
+/// section, so that a server lists the tool before compiling it. The file is kept true by the
+/// test `standard_tools_announce_what_they_export` (tests/it/announce.rs), which rewrites it
+/// with `UPDATE_DEFINITIONS=1`; a tool it does not name announces nothing.
+fn announce(artifacts: &[Artifact], definitions: &Path) {
+    println!("cargo:rerun-if-changed={}", definitions.display());
+    let text = std::fs::read_to_string(definitions).expect("read tools/definitions.json");
+    let definitions: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&text).expect("tools/definitions.json is a JSON object of definitions by tool");
+    for artifact in artifacts {
+        let name = artifact.path.file_stem().and_then(|stem| stem.to_str()).unwrap_or_default();
+        let Some(definition) = definitions.get(name) else { continue };
+        let payload = serde_json::to_vec(definition).expect("a JSON value serializes");
+        let component = std::fs::read(&artifact.path).expect("read a built tool");
+        std::fs::write(&artifact.path, with_metadata_section(&component, &payload)).expect("write a built tool");
+    }
 }
 
 fn build_rust_tools() -> Vec<Artifact> {

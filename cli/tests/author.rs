@@ -82,7 +82,11 @@ fn a_new_tool_passes_its_tests_builds_and_answers_its_first_call() {
 
     let built = run(toolcell(&crate_dir).arg("build"), 0);
     assert!(built.starts_with("built word_count 0.1.0 -> tools/word_count.wasm"), "{built}");
-    assert!(crate_dir.join("tools/word_count.wasm").is_file());
+    // It announces its definition, so that a server lists it before compiling it.
+    let component = std::fs::read(crate_dir.join("tools/word_count.wasm")).unwrap();
+    let section = toolcell_guest_build::metadata_section(&component).expect("a toolcell-metadata section");
+    let announced: Value = serde_json::from_slice(section).unwrap();
+    assert_eq!(announced["name"], "word_count", "{announced}");
 
     // The command `new` printed, run where it said.
     let output = invoke(&crate_dir, "tools", "word_count", r#"{"text": "one two three"}"#, 0);

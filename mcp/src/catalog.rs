@@ -1,10 +1,13 @@
 //! The tools being served: one [`Runtime`] at a time, replaced whole when the tools change.
-//! The first may still be loading (compiling, on a cold cache) while clients connect.
+//! The first may still be loading (compiling, on a cold cache) while clients connect: then
+//! the tools are listed as their components announce them, and a call waits for its own tool.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use tokio::sync::watch;
-use toolcell_runtime::Runtime;
+use toolcell_runtime::loading::ListedTool;
+use toolcell_runtime::{Loading, Runtime, ToolDefinition};
 
 /// How many requests may wait for the first load at once. Calls are bounded by the runtime's
 /// queue only once it exists: without this, a client could pile up requests (and their
@@ -14,9 +17,12 @@ pub const MAX_WAITING_FOR_LOAD: usize = 256;
 /// What the catalog serves.
 #[derive(Debug, Clone)]
 enum State {
-    /// The first runtime is being built: clients may connect and handshake, and whatever
-    /// needs the tools waits.
+    /// The first runtime is being made: clients may connect and handshake, and whatever needs
+    /// the tools waits.
     Loading,
+    /// The first runtime's tools are compiling: they can be listed, and a call waits for its
+    /// own tool.
+    Compiling(Loading),
     Ready(Runtime),
     /// The first runtime could not be built; this says why.
     Failed(String),
@@ -33,6 +39,9 @@ pub struct Catalog {
     generation: watch::Sender<u64>,
     /// Requests waiting for the first load.
     waiting: AtomicUsize,
+    /// The definitions last listed while the tools compiled: clients are told the list
+    /// changed when the compiled tools' differ.
+    listed_while_compiling: Mutex<Option<Vec<ToolDefinition>>>,
 }
 
 impl Catalog {
@@ -49,13 +58,28 @@ impl Catalog {
     }
 
     fn with(state: State) -> Self {
-        Self { current: watch::Sender::new(state), generation: watch::Sender::new(0), waiting: AtomicUsize::new(0) }
+        Self {
+            current: watch::Sender::new(state),
+            generation: watch::Sender::new(0),
+            waiting: AtomicUsize::new(0),
+            listed_while_compiling: Mutex::new(None),
+        }
     }
 
-    /// The first runtime is built: serves its tools. No client has seen a list before this,
-    /// so none is told it changed.
+    /// The first runtime's tools are compiling ([`toolcell_runtime::RuntimeBuilder::start`]):
+    /// lists them as their components announce them, and runs a call once its tool is compiled.
+    pub fn compiling(&self, loading: Loading) {
+        self.current.send_replace(State::Compiling(loading));
+    }
+
+    /// The first runtime is built: serves its tools. Clients that listed the tools while they
+    /// compiled are told the list changed when it did.
     pub fn loaded(&self, runtime: Runtime) {
-        self.current.send_replace(State::Ready(runtime));
+        self.current.send_replace(State::Ready(runtime.clone()));
+        let listed = self.listed_while_compiling.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if listed.is_some_and(|listed| !listed.iter().eq(runtime.definitions())) {
+            self.generation.send_modify(|generation| *generation += 1);
+        }
     }
 
     /// The first runtime could not be built: requests that wait for it, and later ones, fail
@@ -71,11 +95,65 @@ impl Catalog {
     /// ([`MAX_WAITING_FOR_LOAD`]).
     pub async fn runtime(&self) -> Result<Runtime, String> {
         let mut state = self.current.subscribe();
-        if matches!(*state.borrow(), State::Loading) {
+        if matches!(*state.borrow(), State::Loading | State::Compiling(_)) {
             let _waiting = self.wait_for_load()?;
             return Self::settled(&mut state).await;
         }
         Self::settled(&mut state).await
+    }
+
+    /// A runtime with tool `name` loaded, if it loads: while the tools compile, one as soon
+    /// as that tool is (it is compiled next).
+    ///
+    /// # Errors
+    /// As [`Catalog::runtime`].
+    pub async fn runtime_for(&self, name: &str) -> Result<Runtime, String> {
+        let Some(loading) = self.started().await? else { return self.runtime().await };
+        let _waiting = self.wait_for_load()?;
+        loading.runtime_for(name).await.map_err(|err| format!("the server could not load its tools: {err}"))
+    }
+
+    /// The tools to list: while they compile, as their components announce them.
+    ///
+    /// # Errors
+    /// As [`Catalog::runtime`].
+    pub async fn tools(&self) -> Result<Vec<ListedTool>, String> {
+        let Some(loading) = self.started().await? else {
+            return self.runtime().await.map(|runtime| ListedTool::all(&runtime));
+        };
+        let _waiting = self.wait_for_load()?;
+        let tools = loading.tools().await.map_err(|err| format!("the server could not load its tools: {err}"))?;
+        self.remember_listed(&tools);
+        Ok(tools)
+    }
+
+    /// Keeps what was listed while the tools compiled, for [`Catalog::loaded`] to compare;
+    /// when they were loaded meanwhile, compares it now.
+    fn remember_listed(&self, tools: &[ListedTool]) {
+        let definitions: Vec<ToolDefinition> = tools.iter().map(|tool| tool.definition.clone()).collect();
+        let mut listed = self.listed_while_compiling.lock().unwrap_or_else(PoisonError::into_inner);
+        match &*self.current.borrow() {
+            State::Compiling(_) => *listed = Some(definitions),
+            State::Ready(runtime) if !definitions.iter().eq(runtime.definitions()) => {
+                self.generation.send_modify(|generation| *generation += 1);
+            }
+            State::Loading | State::Ready(_) | State::Failed(_) => {}
+        }
+    }
+
+    /// The tools compiling, once the first runtime is made; `None` once they are loaded.
+    async fn started(&self) -> Result<Option<Loading>, String> {
+        let mut state = self.current.subscribe();
+        if matches!(*state.borrow(), State::Loading) {
+            let _waiting = self.wait_for_load()?;
+            state.wait_for(|state| !matches!(state, State::Loading)).await.map_err(|_| "the server stopped")?;
+        }
+        let compiling = match &*state.borrow() {
+            State::Compiling(loading) => Some(loading.clone()),
+            State::Failed(reason) => return Err(format!("the server could not load its tools: {reason}")),
+            State::Loading | State::Ready(_) => None,
+        };
+        Ok(compiling)
     }
 
     /// A place among the requests waiting for the first load, or the error when all are taken.
@@ -93,11 +171,11 @@ impl Catalog {
     }
 
     async fn settled(state: &mut watch::Receiver<State>) -> Result<Runtime, String> {
-        let settled = state.wait_for(|state| !matches!(state, State::Loading)).await;
+        let settled = state.wait_for(|state| !matches!(state, State::Loading | State::Compiling(_))).await;
         match settled.as_deref() {
             Ok(State::Ready(runtime)) => Ok(runtime.clone()),
             Ok(State::Failed(reason)) => Err(format!("the server could not load its tools: {reason}")),
-            Ok(State::Loading) | Err(_) => Err("the server could not load its tools".into()),
+            Ok(State::Loading | State::Compiling(_)) | Err(_) => Err("the server could not load its tools".into()),
         }
     }
 
@@ -105,6 +183,16 @@ impl Catalog {
     pub fn current(&self) -> Option<Runtime> {
         match &*self.current.borrow() {
             State::Ready(runtime) => Some(runtime.clone()),
+            State::Loading | State::Compiling(_) | State::Failed(_) => None,
+        }
+    }
+
+    /// The runtime calls run on now: while the tools compile, the one with those compiled so
+    /// far (every version shares one limit on calls in flight).
+    pub fn serving(&self) -> Option<Runtime> {
+        match &*self.current.borrow() {
+            State::Ready(runtime) => Some(runtime.clone()),
+            State::Compiling(loading) => Some(loading.current()),
             State::Loading | State::Failed(_) => None,
         }
     }
@@ -116,7 +204,7 @@ impl Catalog {
         let previous = self.current.send_replace(State::Ready(runtime.clone()));
         let changed = match previous {
             State::Ready(previous) => !previous.definitions().eq(runtime.definitions()),
-            State::Loading | State::Failed(_) => false,
+            State::Loading | State::Compiling(_) | State::Failed(_) => false,
         };
         if changed {
             self.generation.send_modify(|generation| *generation += 1);

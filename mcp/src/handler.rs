@@ -78,14 +78,14 @@ impl ServerHandler for ToolServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        // The runtime keeps tools by name, so the order is deterministic.
-        let runtime = self.catalog.runtime().await.map_err(not_loaded)?;
-        let tools = runtime
-            .definitions()
-            .map(|definition| {
-                let tool = convert::tool(definition, self.schemas);
-                convert::unavailable(tool, &runtime.missing_grants(&definition.name))
-            })
+        // By name, so the order is deterministic.
+        let tools = self
+            .catalog
+            .tools()
+            .await
+            .map_err(not_loaded)?
+            .iter()
+            .map(|listed| convert::unavailable(convert::tool(&listed.definition, self.schemas), &listed.missing_grants))
             .collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
@@ -95,9 +95,9 @@ impl ServerHandler for ToolServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // A call made while the tools are still compiling waits for them, unless cancelled.
+        // A call made while the tools are still compiling waits for its own, unless cancelled.
         let runtime = tokio::select! {
-            runtime = self.catalog.runtime() => runtime.map_err(not_loaded)?,
+            runtime = self.catalog.runtime_for(&request.name) => runtime.map_err(not_loaded)?,
             () = context.ct.cancelled() => return Err(ErrorData::internal_error("the call was cancelled", None)),
         };
         let definition = runtime.definition(&request.name);

@@ -320,7 +320,7 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 async fn drain(catalog: &Catalog, grace: Duration) {
     let until = Instant::now() + grace;
     loop {
-        let Some(calls) = catalog.current().map(|runtime| runtime.calls_in_flight()) else { return };
+        let Some(calls) = catalog.serving().map(|runtime| runtime.calls_in_flight()) else { return };
         if calls.running + calls.waiting == 0 {
             return;
         }

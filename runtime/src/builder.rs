@@ -1,9 +1,11 @@
 //! [`RuntimeBuilder`]: configures and builds a [`Runtime`].
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use tokio::sync::watch;
 use wasmtime::Engine;
 
 use crate::call::admission::{
@@ -11,7 +13,11 @@ use crate::call::admission::{
 };
 use crate::call::{Host, Runner};
 use crate::load::cache::CompileCache;
-use crate::load::{self, LoadEvent, Progress, Recipe, RuntimeError, Shared, Source, max_memory_bytes, nests_calls};
+use crate::load::{
+    self, LoadEvent, Progress, Recipe, RuntimeError, Shared, Snapshot, Source, Steer, Version, Wanted,
+    max_memory_bytes, nests_calls,
+};
+use crate::loading::{Loading, Stage};
 use crate::observe::metrics::Recorder;
 use crate::policy::{Grants, Policy};
 use crate::runtime::Runtime;
@@ -39,6 +45,13 @@ pub struct RuntimeBuilder {
     resolver: Resolver,
     max_call_depth: u32,
     host_secrets: Vec<String>,
+}
+
+impl Runtime {
+    /// Starts configuring a runtime.
+    pub fn builder() -> RuntimeBuilder {
+        RuntimeBuilder::new()
+    }
 }
 
 /// How deep calls from tool to tool may nest by default: a tool may call others, and they
@@ -266,6 +279,65 @@ impl RuntimeBuilder {
     /// metadata, a duplicate name, grants that cannot be resolved or that are unsafe
     /// together) becomes a [`LoadDiagnostic`](crate::load::LoadDiagnostic) instead.
     pub async fn build(self) -> Result<Runtime, RuntimeError> {
+        let Prepared { shared, recipe, snapshot, host } = self.prepare().await?;
+        let version = load::first_version(shared, recipe, snapshot, None).await?;
+        Ok(Runtime::new(Runner { version, host }))
+    }
+
+    /// Reads the folders and the policy, makes the engine, and returns at once a [`Loading`]
+    /// runtime that serves while the tools compile in the background: one at a time, smallest
+    /// first, and a tool a call needs before the others. What a server uses to answer its
+    /// clients from the first second on a cold compile cache, when compiling every tool takes
+    /// tens of seconds. Must run inside a tokio runtime.
+    ///
+    /// # Errors
+    /// As [`RuntimeBuilder::build`], for everything read before compiling.
+    pub async fn start(self) -> Result<Loading, RuntimeError> {
+        let Prepared { shared, recipe, snapshot, host } = self.prepare().await?;
+        load::check_fits_pool(&shared, &recipe, &snapshot)?;
+        let components = load::announced(&snapshot);
+        let announced: Vec<(String, String)> = components
+            .iter()
+            .filter_map(|(source, tool)| Some((source.clone(), tool.as_ref()?.definition.name.clone())))
+            .collect();
+        let nothing_yet = Arc::new(Version {
+            shared: shared.clone(),
+            recipe: recipe.clone(),
+            tools: BTreeMap::new(),
+            compiling: announced.iter().map(|(_, name)| name.clone()).collect(),
+            diagnostics: Vec::new(),
+            read: None,
+        });
+        let stages =
+            Arc::new(watch::Sender::new(Stage { version: nothing_yet, settled: BTreeSet::new(), finished: None }));
+        let wanted = Arc::new(Wanted::default());
+        let publishing = stages.clone();
+        let steer = Steer {
+            wanted: wanted.clone(),
+            publish: Box::new(move |version, source| {
+                publishing.send_modify(|stage| {
+                    stage.version = version;
+                    stage.settled.insert(source);
+                });
+            }),
+            announced,
+        };
+        let loading = Loading::new(components, wanted, stages.subscribe(), host);
+        tokio::spawn(async move {
+            let finished = load::first_version(shared, recipe, snapshot, Some(&steer)).await;
+            stages.send_modify(|stage| match finished {
+                Ok(version) => {
+                    stage.version = version;
+                    stage.finished = Some(Ok(()));
+                }
+                Err(err) => stage.finished = Some(Err(err.to_string())),
+            });
+        });
+        Ok(loading)
+    }
+
+    /// Everything a runtime is made of before its tools are compiled.
+    async fn prepare(self) -> Result<Prepared, RuntimeError> {
         let recipe = Arc::new(Recipe {
             sources: self.sources,
             limits: self.limits,
@@ -308,9 +380,16 @@ impl RuntimeBuilder {
             network: Network { resolver: self.resolver, ..Network::default() },
             max_call_depth: self.max_call_depth,
         });
-        let version = load::first_version(shared, recipe, snapshot).await?;
-        Ok(Runtime::new(Runner { version, host }))
+        Ok(Prepared { shared, recipe, snapshot, host })
     }
+}
+
+/// What [`RuntimeBuilder::prepare`] makes.
+struct Prepared {
+    shared: Arc<Shared>,
+    recipe: Arc<Recipe>,
+    snapshot: Snapshot,
+    host: Arc<Host>,
 }
 
 /// How instances get their memory, tables and stacks.

@@ -60,6 +60,7 @@ mod sandbox;
 
 pub mod formats;
 pub mod load;
+pub mod loading;
 pub mod policy;
 pub mod tool;
 pub mod toolset;
@@ -69,6 +70,8 @@ pub use builder::RuntimeBuilder;
 pub use formats::Format;
 #[doc(inline)]
 pub use load::RuntimeError;
+#[doc(inline)]
+pub use loading::Loading;
 #[doc(inline)]
 pub use policy::Policy;
 pub use runtime::Runtime;

@@ -5,10 +5,9 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::builder::RuntimeBuilder;
 use crate::call::{Runner, call_concurrently};
 use crate::formats::{Format, MessageError, result_messages, tool_calls};
-use crate::load::{self, LoadDiagnostic, RuntimeError};
+use crate::load::{self, Announcement, LoadDiagnostic, RuntimeError};
 use crate::observe::metrics::{CallsInFlight, Metrics};
 use crate::policy::{Grants, MissingGrant, RequestedCapabilities};
 use crate::tool::definition::ToolDefinition;
@@ -35,11 +34,6 @@ impl std::fmt::Debug for Runtime {
 }
 
 impl Runtime {
-    /// Starts configuring a runtime.
-    pub fn builder() -> RuntimeBuilder {
-        RuntimeBuilder::new()
-    }
-
     pub(crate) fn new(runner: Runner) -> Self {
         Self { runner }
     }
@@ -111,6 +105,14 @@ impl Runtime {
         self.runner.version.tools.get(name).map_or_else(Vec::new, |entry| {
             crate::policy::missing_grants(&entry.tool.requested, entry.tool.uses_http, &entry.grants)
         })
+    }
+
+    /// What tool `name`'s component should announce of it: the payload of the
+    /// `toolcell-metadata` section that lets a server list the tool before compiling it
+    /// ([`crate::RuntimeBuilder::start`]). `toolcell build` writes it into the component with
+    /// `toolcell_guest_build::with_metadata_section`.
+    pub fn announcement(&self, name: &str) -> Option<Vec<u8>> {
+        self.runner.version.tools.get(name).map(|entry| Announcement::of(&entry.tool).to_payload())
     }
 
     /// The components that were not loaded, and why.

@@ -2,6 +2,7 @@
 //! components.
 
 mod annotations;
+mod announce;
 mod cancellation;
 mod capabilities;
 mod code_mode;

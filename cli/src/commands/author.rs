@@ -51,8 +51,12 @@ pub(crate) async fn build(source: Source<'_>, path: &Path, out: Option<PathBuf>)
         let tool = runtime.definitions().next().context("the component defines no tool")?;
         std::fs::create_dir_all(&out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
         let dest = out_dir.join(format!("{}.wasm", tool.name));
-        std::fs::copy(&component.wasm, &dest)
-            .with_context(|| format!("cannot copy the component to {}", dest.display()))?;
+        // With its definition announced in it: a server lists it before compiling it.
+        let bytes = std::fs::read(&component.wasm)
+            .with_context(|| format!("cannot read the built component {}", component.wasm.display()))?;
+        let announcement = runtime.announcement(&tool.name).context("the tool loaded")?;
+        std::fs::write(&dest, toolcell_guest_build::with_metadata_section(&bytes, &announcement))
+            .with_context(|| format!("cannot write the component to {}", dest.display()))?;
         let size = std::fs::metadata(&dest).map_or(0, |metadata| metadata.len());
         out!("built {} {} -> {} ({} KiB)", tool.name, tool.version, dest.display(), size.div_ceil(1024));
         names.push(tool.name.clone());

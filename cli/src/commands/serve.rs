@@ -85,10 +85,18 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
     Ok(ExitCode::SUCCESS)
 }
 
-/// Builds the runtime into `catalog`, then waits for ever; completes only when the tools
-/// could not be loaded at all, with the reason.
+/// Builds the runtime into `catalog`: its tools are listed and called while they compile, and
+/// served whole once compiled. Then waits for ever; completes only when the tools could not be
+/// loaded at all, with the reason.
 async fn load_into(catalog: &Catalog, builder: RuntimeBuilder, schemas: Schemas) -> anyhow::Error {
-    match builder.build().await {
+    let loaded = match builder.start().await {
+        Ok(loading) => {
+            catalog.compiling(loading.clone());
+            loading.finished().await
+        }
+        Err(err) => Err(err),
+    };
+    match loaded {
         Ok(runtime) => {
             warn_diagnostics(&runtime);
             warn_unconvertible(&runtime, schemas);

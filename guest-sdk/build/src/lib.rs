@@ -8,6 +8,10 @@
 
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
+mod section;
+
+pub use section::{METADATA_SECTION, metadata_section, with_metadata_section};
+
 use std::collections::BTreeSet;
 use std::env;
 use std::ffi::{OsStr, OsString};

@@ -247,7 +247,11 @@ impl Runner {
     }
 
     fn unknown_tool_error(&self, name: &str) -> CallError {
-        unknown_tool(name, self.version.tools.keys().cloned().collect())
+        let compiling = self.version.compiling.iter().filter(|name| !self.version.tools.contains_key(*name));
+        let mut available: Vec<String> = self.version.tools.keys().cloned().chain(compiling.cloned()).collect();
+        available.sort();
+        available.dedup();
+        unknown_tool(name, available)
     }
 }
 

@@ -13,6 +13,7 @@ use super::error::RuntimeError;
 use super::grants::{check_fits_pool, grant_access, protected_paths, refuse_unsafe_grants, report_uncallable};
 use super::metadata::load_tool;
 use super::sources::{Input, Snapshot, read_snapshot};
+use super::steer::{Steer, Wanted};
 use super::version::{Recipe, Shared, Version};
 use crate::observe::spans;
 use crate::policy::Policy;
@@ -27,24 +28,26 @@ pub(crate) async fn assemble(
     recipe: Arc<Recipe>,
     mut snapshot: Snapshot,
     previous: Option<&Version>,
+    steer: Option<&Steer>,
 ) -> Result<(Arc<Version>, Vec<String>), RuntimeError> {
     check_fits_pool(&recipe.limits, &snapshot.policy, shared.pooling)?;
     if let Some(tool) = recipe.only_tool.as_deref()
         && snapshot.narrowed
     {
         let only = Some(tool);
-        let (version, compiled) = assemble_from(shared.clone(), recipe.clone(), snapshot, previous, only).await?;
+        let (version, compiled) = assemble_from(shared.clone(), recipe.clone(), snapshot, previous, only, None).await?;
         if version.tools.contains_key(tool) {
             return Ok((version, compiled));
         }
         snapshot = read_snapshot(&recipe, previous, false).await?;
         check_fits_pool(&recipe.limits, &snapshot.policy, shared.pooling)?;
     }
-    assemble_from(shared, recipe, snapshot, previous, None).await
+    assemble_from(shared, recipe, snapshot, previous, None, steer).await
 }
 
 /// Loads `inputs` into a new version of a runtime; see [`assemble`]. With `only` a tool,
-/// the policy's grants for other tools are not reported as granted to no loaded tool.
+/// the policy's grants for other tools are not reported as granted to no loaded tool. With
+/// `steer`, each version of the tools loaded so far is published as it is made.
 ///
 /// # Errors
 /// [`RuntimeError::GrantReplaced`], when an unchanged grant of the `previous` version now
@@ -55,12 +58,27 @@ async fn assemble_from(
     snapshot: Snapshot,
     previous: Option<&Version>,
     only: Option<&str>,
+    steer: Option<&Steer>,
 ) -> Result<(Arc<Version>, Vec<String>), RuntimeError> {
     let Snapshot { policy, inputs, read, .. } = snapshot;
     let policy = &policy;
     let mut diagnostics = Vec::new();
+    let settled = std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let publish_partial = |tools: BTreeMap<String, LoadedTool>, source: String| {
+        let Some(steer) = steer else { return };
+        let mut settled = settled.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        settled.insert(source.clone());
+        let compiling = steer
+            .announced
+            .iter()
+            .filter(|(source, name)| !settled.contains(source) && !tools.contains_key(name))
+            .map(|(_, name)| name.clone())
+            .collect();
+        (steer.publish)(partial_version(&shared, &recipe, policy, tools, compiling), source);
+    };
+    let steering = steer.map(|steer| Steering { wanted: &steer.wanted, loaded: &publish_partial });
     let (tools, compiled, retry) =
-        compile_and_load(&shared, inputs, &recipe.limits, policy, previous, &mut diagnostics).await;
+        compile_and_load(&shared, inputs, &recipe.limits, policy, previous, &mut diagnostics, steering.as_ref()).await;
     let unmatched =
         policy.tools().filter(|(name, _)| !tools.contains_key(*name) && only.is_none_or(|only| only == *name));
     for (name, _) in unmatched {
@@ -90,17 +108,36 @@ async fn assemble_from(
     // A version with a load the host failed, or a grant refused, is never the same as the
     // next reload's.
     let read = (!retry).then_some(read);
-    let version = Arc::new(Version { shared, recipe, tools: entries, diagnostics, read });
+    let version = Arc::new(Version { shared, recipe, tools: entries, compiling: Vec::new(), diagnostics, read });
     Ok((version, compiled))
 }
 
-/// Compiles every component, one at a time and smallest first, reads each one's metadata,
-/// and keeps the first (in the order of the sources) of any two that define the same tool
-/// name. A component the `previous` version loaded from the same bytes is reused as it is;
-/// one that fails where the previous version loaded it keeps that version, unless `policy`
-/// changed that tool's grants (they were written for the component that failed, not for the
-/// old one). Returns the sources compiled, and whether a load failed for want of something in
-/// the host rather than in the component (the next reload must try it again).
+/// A version of the tools loaded so far in a first load, granted as the whole will be. Says
+/// nothing: the whole version reports what is wrong.
+fn partial_version(
+    shared: &Arc<Shared>,
+    recipe: &Arc<Recipe>,
+    policy: &Policy,
+    tools: BTreeMap<String, LoadedTool>,
+    compiling: Vec<String>,
+) -> Arc<Version> {
+    let mut diagnostics = Vec::new();
+    let mut entries = grant_access(tools, policy, recipe, shared, None, &mut diagnostics).unwrap_or_default();
+    let protected = protected_paths(&recipe.sources, policy, shared.cache.as_ref());
+    refuse_unsafe_grants(&mut entries, policy, &protected, &mut diagnostics);
+    let (shared, recipe) = (shared.clone(), recipe.clone());
+    Arc::new(Version { shared, recipe, tools: entries, compiling, diagnostics, read: None })
+}
+
+/// Compiles every component, one at a time and smallest first (or, when `steering` wants a
+/// tool sooner, that one next), reads each one's metadata, and keeps the first (in the order of
+/// the sources) of any two that define the same tool name. A component the `previous` version
+/// loaded from the same bytes is reused as it is; one that fails where the previous version
+/// loaded it keeps that version, unless `policy` changed that tool's grants (they were written
+/// for the component that failed, not for the old one). After each component, `steering` is
+/// given the tools loaded so far. Returns the sources compiled, and whether a load failed for
+/// want of something in the host rather than in the component (the next reload must try it
+/// again).
 ///
 /// One at a time, because each compilation already uses every core: the small tools are ready
 /// (and in the compile cache) in a fraction of the time, rather than all at the end together.
@@ -111,95 +148,146 @@ async fn compile_and_load(
     policy: &Policy,
     previous: Option<&Version>,
     diagnostics: &mut Vec<LoadDiagnostic>,
+    steering: Option<&Steering<'_>>,
 ) -> (BTreeMap<String, LoadedTool>, Vec<String>, bool) {
-    let mut smallest_first: Vec<(usize, Input)> = inputs.into_iter().enumerate().collect();
-    smallest_first.sort_by_key(|(_, input)| input.read.len());
-    let mut preparing = Vec::with_capacity(smallest_first.len());
-    for (index, Input { source, read }) in smallest_first {
-        let before = previous.and_then(|inner| inner.loaded_from(&source));
-        let before_digest = before.map(|tool| tool.digest);
-        let (engine, linkers, cache) = (shared.engine.clone(), shared.linkers.clone(), shared.cache.clone());
-        let (label, progress) = (source.clone(), shared.progress.clone());
-        let prepare = move || {
-            let report = |event: LoadEvent<'_>| progress.as_ref().map_or((), |report| report(event));
-            prepare_input(&engine, &linkers, cache.as_ref(), read, before_digest, &label, &report)
-        };
-        let prepared = tokio::task::spawn_blocking(prepare)
-            .await
-            .unwrap_or_else(|err| Preparing::Failed(format!("loading panicked: {err}")));
-        preparing.push((index, source, before, prepared));
-    }
-    preparing.sort_by_key(|(index, ..)| *index);
+    let mut pending: Vec<(usize, Input)> = inputs.into_iter().enumerate().collect();
+    pending.sort_by_key(|(_, input)| input.read.len());
+    let mut outcomes: Vec<Option<Outcome>> = (0..pending.len()).map(|_| None).collect();
     let mut compiled = Vec::new();
     let mut retry = false;
+    while !pending.is_empty() {
+        let next = steering.and_then(|steering| steering.wanted.first(pending.iter().map(|(_, input)| &input.source)));
+        let (index, input) = pending.remove(next.unwrap_or(0));
+        let source = input.source.clone();
+        let outcome = load_one(shared, input, limits, policy, previous, &mut compiled, &mut retry).await;
+        outcomes[index] = Some(outcome);
+        if let Some(steering) = steering {
+            (steering.loaded)(select(outcomes.iter().flatten(), None), source);
+        }
+    }
+    let tools = select(outcomes.iter().flatten(), Some(diagnostics));
+    (tools, compiled, retry)
+}
+
+/// What [`compile_and_load`] is steered by: the components wanted first, and what to do with
+/// the tools loaded so far after each component (with its source).
+struct Steering<'a> {
+    wanted: &'a Wanted,
+    loaded: &'a (dyn Fn(BTreeMap<String, LoadedTool>, String) + Send + Sync),
+}
+
+/// What became of one component: the tool it loaded (or the previous version's it keeps), and
+/// what went wrong.
+struct Outcome {
+    source: String,
+    tool: Option<LoadedTool>,
+    diagnostic: Option<LoadDiagnostic>,
+}
+
+/// The tools of `outcomes`, in the order of their sources, the first of any two of the same
+/// name kept. With `diagnostics`, each outcome's diagnostic goes there, and so does each
+/// duplicate's.
+fn select<'a>(
+    outcomes: impl Iterator<Item = &'a Outcome>,
+    mut diagnostics: Option<&mut Vec<LoadDiagnostic>>,
+) -> BTreeMap<String, LoadedTool> {
     let mut tools: BTreeMap<String, LoadedTool> = BTreeMap::new();
-    for (_, source, before, preparing) in preparing {
-        let loaded = match (preparing, before) {
-            (Preparing::Failed(reason), _) => {
-                diagnostics.push(LoadDiagnostic { source, reason });
-                continue;
-            }
-            (Preparing::Unchanged { identity }, Some(before)) => Ok(before.without_grants().read_from(identity)),
-            (Preparing::Unchanged { .. }, None) => Err(NotLoaded {
-                reason: "changed while it was read; the next reload reads it again".into(),
-                by_host: true,
-            }),
-            (Preparing::Compiled { digest, identity, prepared }, _) => {
-                compiled.push(source.clone());
-                match prepared {
-                    // Loads take the pool's instance reserved for them, one at a time.
-                    Ok(prepared) => {
-                        let _loading = shared.loading.lock().await;
-                        let loaded = load_tool(&shared.engine, source.clone(), digest, *prepared, limits).await;
-                        loaded.map(|tool| tool.read_from(identity))
-                    }
-                    Err(reason) => Err(reason.into()),
-                }
-            }
-        };
-        let tool = match (loaded, before) {
-            (Ok(tool), _) => tool,
-            (Err(NotLoaded { reason, by_host }), Some(before)) => {
-                retry |= by_host;
-                let name = &before.definition.name;
-                let granted_before = previous.and_then(|inner| inner.tools.get(name)).map(|entry| &entry.grants);
-                if granted_before != Some(&policy.grants(name).cloned().unwrap_or_default()) {
+    for outcome in outcomes {
+        if let (Some(diagnostic), Some(diagnostics)) = (&outcome.diagnostic, diagnostics.as_deref_mut()) {
+            diagnostics.push(diagnostic.clone());
+        }
+        let Some(tool) = &outcome.tool else { continue };
+        match tools.get(&tool.definition.name) {
+            Some(first) => {
+                if let Some(diagnostics) = diagnostics.as_deref_mut() {
                     diagnostics.push(LoadDiagnostic {
                         reason: format!(
-                            "{reason}; tool `{name}` is not served until this file loads: the policy changed its \
-                             grants, and the version loaded before this file changed must not run under grants \
-                             written for another"
+                            "defines tool `{}`, which {} already defines; rename one of them (this file was not \
+                             loaded)",
+                            tool.definition.name, first.source
                         ),
-                        source,
+                        source: outcome.source.clone(),
                     });
-                    continue;
                 }
-                diagnostics.push(LoadDiagnostic {
-                    reason: format!("{reason}; tool `{name}` stays at the version loaded before this file changed"),
-                    source: source.clone(),
-                });
-                before.without_grants()
             }
-            (Err(NotLoaded { reason, by_host }), None) => {
-                retry |= by_host;
-                diagnostics.push(LoadDiagnostic { source, reason });
-                continue;
-            }
-        };
-        match tools.get(&tool.definition.name) {
-            Some(first) => diagnostics.push(LoadDiagnostic {
-                reason: format!(
-                    "defines tool `{}`, which {} already defines; rename one of them (this file was not loaded)",
-                    tool.definition.name, first.source
-                ),
-                source,
-            }),
             None => {
-                tools.insert(tool.definition.name.clone(), tool);
+                tools.insert(tool.definition.name.clone(), tool.clone());
             }
         }
     }
-    (tools, compiled, retry)
+    tools
+}
+
+/// Compiles (or takes from the cache, or from the `previous` version) and loads one component.
+async fn load_one(
+    shared: &Shared,
+    Input { source, read }: Input,
+    limits: &Limits,
+    policy: &Policy,
+    previous: Option<&Version>,
+    compiled: &mut Vec<String>,
+    retry: &mut bool,
+) -> Outcome {
+    let before = previous.and_then(|inner| inner.loaded_from(&source));
+    let before_digest = before.map(|tool| tool.digest);
+    let (engine, linkers, cache) = (shared.engine.clone(), shared.linkers.clone(), shared.cache.clone());
+    let (label, progress) = (source.clone(), shared.progress.clone());
+    let prepare = move || {
+        let report = |event: LoadEvent<'_>| progress.as_ref().map_or((), |report| report(event));
+        prepare_input(&engine, &linkers, cache.as_ref(), read, before_digest, &label, &report)
+    };
+    let preparing = tokio::task::spawn_blocking(prepare)
+        .await
+        .unwrap_or_else(|err| Preparing::Failed(format!("loading panicked: {err}")));
+    let failed = |reason: String, source: String| Outcome {
+        tool: None,
+        diagnostic: Some(LoadDiagnostic { source: source.clone(), reason }),
+        source,
+    };
+    let loaded = match (preparing, before) {
+        (Preparing::Failed(reason), _) => return failed(reason, source),
+        (Preparing::Unchanged { identity }, Some(before)) => Ok(before.without_grants().read_from(identity)),
+        (Preparing::Unchanged { .. }, None) => {
+            Err(NotLoaded { reason: "changed while it was read; the next reload reads it again".into(), by_host: true })
+        }
+        (Preparing::Compiled { digest, identity, prepared }, _) => {
+            compiled.push(source.clone());
+            match prepared {
+                // Loads take the pool's instance reserved for them, one at a time.
+                Ok(prepared) => {
+                    let _loading = shared.loading.lock().await;
+                    let loaded = load_tool(&shared.engine, source.clone(), digest, *prepared, limits).await;
+                    loaded.map(|tool| tool.read_from(identity))
+                }
+                Err(reason) => Err(reason.into()),
+            }
+        }
+    };
+    match (loaded, before) {
+        (Ok(tool), _) => Outcome { source, tool: Some(tool), diagnostic: None },
+        (Err(NotLoaded { reason, by_host }), Some(before)) => {
+            *retry |= by_host;
+            let name = &before.definition.name;
+            let granted_before = previous.and_then(|inner| inner.tools.get(name)).map(|entry| &entry.grants);
+            if granted_before != Some(&policy.grants(name).cloned().unwrap_or_default()) {
+                let reason = format!(
+                    "{reason}; tool `{name}` is not served until this file loads: the policy changed its grants, \
+                     and the version loaded before this file changed must not run under grants written for another"
+                );
+                return failed(reason, source);
+            }
+            let reason = format!("{reason}; tool `{name}` stays at the version loaded before this file changed");
+            Outcome {
+                tool: Some(before.without_grants()),
+                diagnostic: Some(LoadDiagnostic { source: source.clone(), reason }),
+                source,
+            }
+        }
+        (Err(NotLoaded { reason, by_host }), None) => {
+            *retry |= by_host;
+            failed(reason, source)
+        }
+    }
 }
 
 /// What became of one component on the blocking pool.

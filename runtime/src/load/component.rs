@@ -282,6 +282,12 @@ pub(crate) fn prepare(
     Ok(Prepared { component, core, capabilities, annotations, uses_http })
 }
 
+/// Whether a tool reaches the open world: what it declares, else whether it requests or is
+/// granted any HTTP host.
+pub(crate) fn open_world(declared: Option<bool>, requested: &RequestedCapabilities, granted_hosts: bool) -> bool {
+    declared.unwrap_or(granted_hosts || !requested.http_hosts.is_empty())
+}
+
 fn compile_error(err: wasmtime::Error) -> String {
     let text = err.to_string();
     if text.contains("pooling allocator") {
@@ -315,8 +321,8 @@ impl LoadedTool {
     /// Settles [`ToolAnnotations::open_world`] for the operator's grants: what the tool
     /// declares, else whether it requests or is granted any HTTP host.
     pub(crate) fn settle_open_world(&mut self, granted_hosts: bool) {
-        let reaches_hosts = granted_hosts || !self.requested.http_hosts.is_empty();
-        self.definition.annotations.open_world = Some(self.declared_open_world.unwrap_or(reaches_hosts));
+        self.definition.annotations.open_world =
+            Some(open_world(self.declared_open_world, &self.requested, granted_hosts));
     }
 
     /// Links the tool with `wasi:http`, for a tool the operator granted HTTP hosts.

@@ -88,4 +88,8 @@ pub enum RuntimeError {
         /// Which grant, and what to do.
         reason: String,
     },
+    /// The tools stopped loading in the background before they were all loaded
+    /// ([`crate::RuntimeBuilder::start`]).
+    #[error("the tools stopped loading: {0}")]
+    LoadStopped(String),
 }

@@ -57,68 +57,18 @@ pub(crate) async fn load_tool(
         }
     };
 
-    check_name(&metadata.name)?;
-    let description = metadata.description.trim();
-    if description.is_empty() {
-        return Err(NotLoaded::from(format!(
-            "tool `{}` has an empty description: the model needs one to know when to call it",
-            metadata.name
-        )));
-    }
-    let description_chars = description.chars().count();
-    if description_chars > MAX_DESCRIPTION_CHARS {
-        return Err(NotLoaded::from(format!(
-            "tool `{}` has a description of {description_chars} characters; model providers accept at most {MAX_DESCRIPTION_CHARS}",
-            metadata.name
-        )));
-    }
-    let title = declared.title.as_deref().map(|title| check_title(&metadata.name, title)).transpose()?;
-    if declared.read_only == Some(true) && declared.destructive == Some(true) {
-        return Err(NotLoaded::from(format!(
-            "tool `{}` declares itself both read-only and destructive, which contradict each other: \
-             a read-only tool changes nothing. Declare only the one that is true",
-            metadata.name
-        )));
-    }
-    if !is_semver(&metadata.version) {
-        return Err(NotLoaded::from(format!(
-            "tool `{}` has version `{}`, which is not a semantic version like `1.2.0`",
-            metadata.name, metadata.version
-        )));
-    }
-    let (parameters_schema, parameters) = CompiledSchema::compile(&metadata.parameters_schema)
-        .map_err(|reason| format!("tool `{}`: its parameters schema {reason}", metadata.name))?;
-    if parameters_schema.get("type") != Some(&Value::from("object")) {
-        return Err(NotLoaded::from(format!(
-            "tool `{}`: its parameters schema must have `\"type\": \"object\"` at the top level, \
-             because arguments are always a JSON object",
-            metadata.name
-        )));
-    }
-    let (output_schema, output) = match &metadata.output_schema {
-        Some(text) => {
-            let (schema, compiled) = CompiledSchema::compile(text)
-                .map_err(|reason| format!("tool `{}`: its output schema {reason}", metadata.name))?;
-            (Some(schema), Some(compiled))
-        }
-        None => (None, None),
+    let said = Said {
+        name: metadata.name,
+        description: metadata.description,
+        version: metadata.version,
+        parameters_schema: metadata.parameters_schema,
+        output_schema: metadata.output_schema,
+        requested,
+        declared,
     };
-
+    let Described { definition, requested, parameters, output, declared_open_world } = describe(said)?;
     Ok(LoadedTool {
-        definition: ToolDefinition {
-            name: metadata.name,
-            title,
-            description: description.to_owned(),
-            version: metadata.version,
-            parameters: parameters_schema,
-            output_schema,
-            annotations: ToolAnnotations {
-                read_only: declared.read_only,
-                destructive: declared.destructive,
-                idempotent: declared.idempotent,
-                open_world: declared.open_world.or(Some(!requested.http_hosts.is_empty())),
-            },
-        },
+        definition,
         requested,
         source,
         digest,
@@ -128,9 +78,94 @@ pub(crate) async fn load_tool(
         pre: prepared.core,
         parameters: Arc::new(parameters),
         output: output.map(Arc::new),
-        declared_open_world: declared.open_world,
+        declared_open_world,
         uses_http: prepared.uses_http,
     })
+}
+
+/// What a tool says of itself, from its describing exports (or the section announcing them,
+/// [`super::announce`]), before it is checked.
+pub(crate) struct Said {
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) version: String,
+    pub(crate) parameters_schema: String,
+    pub(crate) output_schema: Option<String>,
+    pub(crate) requested: RequestedCapabilities,
+    pub(crate) declared: DeclaredAnnotations,
+}
+
+/// What a tool says of itself, checked: its definition and compiled schemas.
+pub(crate) struct Described {
+    pub(crate) definition: ToolDefinition,
+    pub(crate) requested: RequestedCapabilities,
+    pub(crate) parameters: CompiledSchema,
+    pub(crate) output: Option<CompiledSchema>,
+    /// What the tool itself says of `open_world`; without a word, grants decide.
+    pub(crate) declared_open_world: Option<bool>,
+}
+
+/// Checks what a tool says of itself: a valid name, a description and title a model and a
+/// person can use, a semantic version, schemas that compile (the parameters' an object).
+pub(crate) fn describe(said: Said) -> Result<Described, NotLoaded> {
+    let Said { name, description, version, parameters_schema, output_schema, requested, declared } = said;
+    check_name(&name)?;
+    let description = description.trim();
+    if description.is_empty() {
+        return Err(NotLoaded::from(format!(
+            "tool `{name}` has an empty description: the model needs one to know when to call it"
+        )));
+    }
+    let description_chars = description.chars().count();
+    if description_chars > MAX_DESCRIPTION_CHARS {
+        return Err(NotLoaded::from(format!(
+            "tool `{name}` has a description of {description_chars} characters; model providers accept at most {MAX_DESCRIPTION_CHARS}"
+        )));
+    }
+    let title = declared.title.as_deref().map(|title| check_title(&name, title)).transpose()?;
+    if declared.read_only == Some(true) && declared.destructive == Some(true) {
+        return Err(NotLoaded::from(format!(
+            "tool `{name}` declares itself both read-only and destructive, which contradict each other: \
+             a read-only tool changes nothing. Declare only the one that is true"
+        )));
+    }
+    if !is_semver(&version) {
+        return Err(NotLoaded::from(format!(
+            "tool `{name}` has version `{version}`, which is not a semantic version like `1.2.0`"
+        )));
+    }
+    let (parameters_schema, parameters) = CompiledSchema::compile(&parameters_schema)
+        .map_err(|reason| format!("tool `{name}`: its parameters schema {reason}"))?;
+    if parameters_schema.get("type") != Some(&Value::from("object")) {
+        return Err(NotLoaded::from(format!(
+            "tool `{name}`: its parameters schema must have `\"type\": \"object\"` at the top level, \
+             because arguments are always a JSON object"
+        )));
+    }
+    let (output_schema, output) = match &output_schema {
+        Some(text) => {
+            let (schema, compiled) =
+                CompiledSchema::compile(text).map_err(|reason| format!("tool `{name}`: its output schema {reason}"))?;
+            (Some(schema), Some(compiled))
+        }
+        None => (None, None),
+    };
+    let annotations = ToolAnnotations {
+        read_only: declared.read_only,
+        destructive: declared.destructive,
+        idempotent: declared.idempotent,
+        open_world: declared.open_world.or(Some(!requested.http_hosts.is_empty())),
+    };
+    let definition = ToolDefinition {
+        name,
+        title,
+        description: description.to_owned(),
+        version,
+        parameters: parameters_schema,
+        output_schema,
+        annotations,
+    };
+    Ok(Described { definition, requested, parameters, output, declared_open_world: declared.open_world })
 }
 
 /// Calls a describing export (`metadata`, `capabilities`, `annotations`) in a sandbox that

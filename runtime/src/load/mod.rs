@@ -10,6 +10,7 @@
 // (`assemble`, `version`). A reload does the same from the previous version, reusing what
 // did not change.
 
+mod announce;
 mod assemble;
 pub(crate) mod cache;
 mod component;
@@ -17,14 +18,17 @@ mod error;
 mod grants;
 mod metadata;
 mod sources;
+mod steer;
 mod version;
 
 use std::sync::Arc;
 
+pub(crate) use self::announce::{AnnouncedTool, Announcement, announced};
 pub use self::component::{LoadDiagnostic, LoadEvent};
 pub use self::error::RuntimeError;
 pub(crate) use self::grants::{max_memory_bytes, nests_calls};
 pub(crate) use self::sources::Snapshot;
+pub(crate) use self::steer::{Steer, Wanted};
 pub(crate) use self::version::{Progress, Recipe, Shared, Source, ToolEntry, Version};
 
 /// What the first version of the tools `recipe` names is built from: read before the engine
@@ -36,7 +40,16 @@ pub(crate) async fn first_snapshot(recipe: &Recipe) -> Result<Snapshot, RuntimeE
     sources::read_snapshot(recipe, None, true).await
 }
 
-/// The first version of the tools `recipe` names, from its [`first_snapshot`].
+/// Whether the policy of `snapshot` fits the pool `shared` was made with.
+///
+/// # Errors
+/// When it raises a memory limit above the pool's slots.
+pub(crate) fn check_fits_pool(shared: &Shared, recipe: &Recipe, snapshot: &Snapshot) -> Result<(), RuntimeError> {
+    grants::check_fits_pool(&recipe.limits, snapshot.policy(), shared.pooling)
+}
+
+/// The first version of the tools `recipe` names, from its [`first_snapshot`]; with `steer`,
+/// each version of the tools loaded so far is published on the way.
 ///
 /// # Errors
 /// When the policy does not fit the pool.
@@ -44,8 +57,9 @@ pub(crate) async fn first_version(
     shared: Arc<Shared>,
     recipe: Arc<Recipe>,
     snapshot: Snapshot,
+    steer: Option<&Steer>,
 ) -> Result<Arc<Version>, RuntimeError> {
-    Ok(assemble::assemble(shared, recipe, snapshot, None).await?.0)
+    Ok(assemble::assemble(shared, recipe, snapshot, None, steer).await?.0)
 }
 
 /// The next version after `previous`, and the sources it compiled; `previous` itself when
@@ -59,5 +73,5 @@ pub(crate) async fn reload(previous: &Arc<Version>) -> Result<(Arc<Version>, Vec
     if previous.read.as_ref() == Some(&snapshot.read) {
         return Ok((previous.clone(), Vec::new()));
     }
-    assemble::assemble(previous.shared.clone(), recipe, snapshot, Some(previous)).await
+    assemble::assemble(previous.shared.clone(), recipe, snapshot, Some(previous), None).await
 }

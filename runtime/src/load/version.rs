@@ -83,6 +83,9 @@ pub(crate) struct Version {
     pub(crate) shared: Arc<Shared>,
     pub(crate) recipe: Arc<Recipe>,
     pub(crate) tools: BTreeMap<String, ToolEntry>,
+    /// In a version made while the tools still compile ([`crate::Loading`]): the tools
+    /// announced and not loaded yet, named when a call names a tool this version lacks.
+    pub(crate) compiling: Vec<String>,
     pub(crate) diagnostics: Vec<LoadDiagnostic>,
     /// What it was built from; `None` when the host failed a load or a grant was refused,
     /// so that a reload of the same inputs tries again.

@@ -182,3 +182,22 @@ def tool_text(output: Any) -> str:
         return output
     (first, *_) = output
     return first["text"]
+
+
+async def test_a_cold_server_answers_within_the_sdks_default_timeout(toolcell, tmp_path):
+    """`MCPServerStdio` with every default (a 5 s timeout on each request) against a server whose
+    compile cache is empty: compiling the eight tools takes tens of seconds here (python alone
+    about 17 s), yet the handshake and the list answer at once (each component announces its
+    tool), and a call waits only for its own tool, compiled next."""
+    env = {**toolcell.env, "TOOLCELL_CACHE_DIR": str(tmp_path / "empty-cache")}
+    server = MCPServerStdio({"command": toolcell.binary, "args": ["serve"], "env": env})
+    assert server.client_session_timeout_seconds == 5, "the SDK's default is what this test is about"
+    await server.connect()
+    try:
+        listed = await server.list_tools()
+        assert sorted(tool.name for tool in listed) == TOOLS
+        result = await server.call_tool("calculator", {"expression": "2 * (3 + 4)"})
+        assert not result.is_error, result
+        assert result.structured_content == {"value": 14.0}
+    finally:
+        await server.cleanup()
