@@ -36,6 +36,12 @@ async fn a_cold_server_answers_the_handshake_while_its_tools_compile() {
     let session = response.headers()["mcp-session-id"].to_str().unwrap().to_owned();
     let still_loading = http.get(format!("{}/healthz", server.base)).send().await.unwrap();
     assert_eq!(still_loading.status(), 503, "answered while compiling");
+    // A scraper is told the tools are not ready, not given an error to alert on.
+    let metrics = http.get(format!("{}/metrics", server.base)).send().await.unwrap();
+    assert_eq!(metrics.status(), 200);
+    let metrics = metrics.text().await.unwrap();
+    assert!(metrics.contains("\ntoolcell_tools_ready 0\n"), "{metrics}");
+    assert!(!metrics.contains("toolcell_tool_calls_total"), "no series that needs the tools: {metrics}");
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     post(&http, &server.url, &initialized).header("mcp-session-id", &session).send().await.unwrap();
 
@@ -48,6 +54,8 @@ async fn a_cold_server_answers_the_handshake_while_its_tools_compile() {
     }
     let health = http.get(format!("{}/healthz", server.base)).send().await.unwrap();
     assert_eq!(health.status(), 200);
+    let metrics = http.get(format!("{}/metrics", server.base)).send().await.unwrap().text().await.unwrap();
+    assert!(metrics.contains("\ntoolcell_tools_ready 1\n") && metrics.contains("\ntoolcell_tools_loaded 3\n"));
 
     // stderr said what was compiling, a line per tool (it is a pipe here), then that the tools were ready.
     let mut log = Vec::new();
