@@ -44,7 +44,7 @@ pub(crate) type Mcp = StreamableHttpService<ToolServer, Sessions>;
 pub struct HttpOptions {
     /// The address to listen on. Default: `127.0.0.1:8000`.
     pub listen: SocketAddr,
-    /// The bearer token clients must send. Required off loopback.
+    /// The bearer token clients must send, to `/mcp` and to `/metrics`. Required off loopback.
     pub token: Option<String>,
     /// Browser origins allowed besides the loopback ones (`https://app.example.com`).
     pub allowed_origins: Vec<String>,
