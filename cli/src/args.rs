@@ -196,14 +196,15 @@ pub(crate) struct ServeArgs {
     /// pass the host's KEY through as a secret, redacted from outputs and logs. Repeatable.
     #[arg(long = "env", value_name = "TOOL=KEY[=VALUE]")]
     pub(crate) envs: Vec<ForTool<EnvGrant>>,
-    /// stdio: one client on stdin/stdout. http: streamable HTTP at http://LISTEN/mcp.
+    /// stdio: one client on stdin/stdout. http: streamable HTTP at http://LISTEN/mcp, with
+    /// Prometheus metrics at /metrics.
     #[arg(long, value_enum, default_value_t = Transport::Stdio)]
     pub(crate) transport: Transport,
     /// Where the HTTP server listens. Off loopback, --token is required.
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8000")]
     pub(crate) listen: SocketAddr,
-    /// Bearer token HTTP clients must send (`Authorization: Bearer TOKEN`); at least 16
-    /// characters. Prefer the environment variable: a flag is visible to other users in `ps`.
+    /// Bearer token HTTP clients must send (`Authorization: Bearer TOKEN`), to /mcp and to
+    /// /metrics; at least 16 characters. Prefer the environment variable: a flag is visible to other users in `ps`.
     #[arg(long, env = "TOOLCELL_TOKEN", hide_env_values = true, value_name = "TOKEN")]
     pub(crate) token: Option<String>,
     /// Allow browser pages from this origin (e.g. https://app.example.com:443) besides

@@ -51,10 +51,21 @@ pub(crate) struct Limits {
     pub(crate) max_header_bytes: usize,
 }
 
-/// Accepts connections until `stopping` is cancelled, then lets each connection finish its
-/// request in flight and returns once all are closed.
-pub(crate) async fn serve(listener: TcpListener, router: Router, limits: Limits, stopping: CancellationToken) {
-    let connections = Counts::new(limits.max_connections, limits.max_connections_per_client);
+/// The count of open connections, capped by `limits`, for [`serve`] and for whoever reports it.
+pub(crate) fn counts(limits: &Limits) -> Arc<Counts> {
+    Counts::new(limits.max_connections, limits.max_connections_per_client)
+}
+
+/// Accepts connections until `stopping` is cancelled, counting them in `connections` (from
+/// [`counts`]), then lets each connection finish its request in flight and returns once all
+/// are closed.
+pub(crate) async fn serve(
+    listener: TcpListener,
+    router: Router,
+    limits: Limits,
+    connections: Arc<Counts>,
+    stopping: CancellationToken,
+) {
     let refusals = Arc::new(Semaphore::new(MAX_REFUSALS));
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())

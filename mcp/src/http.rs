@@ -1,6 +1,7 @@
-//! Streamable HTTP: `/mcp` (the SDKs' convention) and `/healthz`, on loopback by default.
-//! Off loopback a bearer token is required. Foreign `Origin`s are refused (DNS
-//! rebinding), bodies are size-limited, and shutdown lets calls in flight finish.
+//! Streamable HTTP: `/mcp` (the SDKs' convention), `/metrics` (Prometheus) and `/healthz`, on
+//! loopback by default. Off loopback a bearer token is required, for `/metrics` as for `/mcp`.
+//! Foreign `Origin`s and, on loopback, foreign `Host`s are refused (DNS rebinding), bodies are
+//! size-limited, and shutdown lets calls in flight finish.
 //!
 //! What a client can hold before it is authenticated or while it idles is bounded too:
 //! connections (in total and per client, each with a header-read timeout and a bounded
@@ -17,7 +18,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{MethodRouter, get};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
 use tokio::net::TcpListener;
@@ -29,8 +30,10 @@ use crate::context::ContextHeader;
 use crate::convert::Schemas;
 use crate::handler::ToolServer;
 use crate::hangup::HangUps;
+use crate::peers::Counts;
+use crate::prometheus::{Scrape, ServerGauges};
 use crate::sessions::Sessions;
-use crate::{body, conn, sessions};
+use crate::{body, conn, origin, prometheus, sessions};
 
 /// The MCP endpoint's service.
 pub(crate) type Mcp = StreamableHttpService<ToolServer, Sessions>;
@@ -41,7 +44,7 @@ pub(crate) type Mcp = StreamableHttpService<ToolServer, Sessions>;
 pub struct HttpOptions {
     /// The address to listen on. Default: `127.0.0.1:8000`.
     pub listen: SocketAddr,
-    /// The bearer token clients must send. Required off loopback.
+    /// The bearer token clients must send, to `/mcp` and to `/metrics`. Required off loopback.
     pub token: Option<String>,
     /// Browser origins allowed besides the loopback ones (`https://app.example.com`).
     pub allowed_origins: Vec<String>,
@@ -147,8 +150,15 @@ pub async fn serve_on(
 ) -> Result<(), ServeError> {
     let address = listener.local_addr().map_err(|source| ServeError::Bind { address: options.listen, source })?;
     check_token(&options, address)?;
+    let limits = conn::Limits {
+        max_connections: conn::within_open_files(options.max_connections.max(1)),
+        max_connections_per_client: options.max_connections_per_client.max(1),
+        header_read_timeout: options.header_read_timeout,
+        max_header_bytes: options.max_header_bytes,
+    };
+    let connections = conn::counts(&limits);
     let sessions_ended = CancellationToken::new();
-    let router = router(catalog.clone(), &options, address, sessions_ended.clone());
+    let router = router(catalog.clone(), &options, address, connections.clone(), sessions_ended.clone());
 
     let stopping = CancellationToken::new();
     let stop = stopping.clone();
@@ -167,13 +177,7 @@ pub async fn serve_on(
             sessions_ended.cancel();
         })
     };
-    let limits = conn::Limits {
-        max_connections: conn::within_open_files(options.max_connections.max(1)),
-        max_connections_per_client: options.max_connections_per_client.max(1),
-        header_read_timeout: options.header_read_timeout,
-        max_header_bytes: options.max_header_bytes,
-    };
-    let serving = conn::serve(listener, router, limits, stopping.clone());
+    let serving = conn::serve(listener, router, limits, connections, stopping.clone());
     // Connections that outlive the calls (a client that keeps a stream open) get a little
     // longer, then the server returns regardless.
     let bounded = async {
@@ -211,6 +215,7 @@ fn router(
     catalog: Arc<Catalog>,
     options: &HttpOptions,
     address: SocketAddr,
+    connections: Arc<Counts>,
     sessions_ended: CancellationToken,
 ) -> Router {
     let mut config = StreamableHttpServerConfig::default()
@@ -235,6 +240,8 @@ fn router(
         options.max_sessions_per_client.max(1),
         options.session_idle_timeout,
     );
+    let gauges = Gauges { catalog: catalog.clone(), connections, sessions: sessions.counts() };
+    let metrics = metrics_route(gauges, options, address);
     let mcp: Mcp = StreamableHttpService::new(
         move || Ok(ToolServer::new(catalog.clone(), headers.clone()).with_schemas(schemas)),
         Arc::new(sessions),
@@ -247,15 +254,71 @@ fn router(
         options.max_body_bytes,
         options.body_read_timeout,
     );
-    // The last layer added runs first: the token, then the body, then the rest.
+    // The last layer added runs first: the token, then the body, then the rest. The token
+    // covers `/metrics` too, before anything else (an unknown method included).
     Router::new()
         .route_service("/mcp", mcp)
         .route_layer(middleware::from_fn_with_state(hang_ups, crate::hangup::cancel_on_hang_up))
         .route_layer(middleware::from_fn(sessions::admit))
         .route_layer(middleware::from_fn(session_closed_is_no_content))
         .route_layer(middleware::from_fn_with_state(budget, body::receive))
+        .route("/metrics", metrics)
         .route_layer(middleware::from_fn_with_state(token, require_token))
         .route("/healthz", get(move || healthz(health.clone())))
+}
+
+/// What `/metrics` reads: the tools, and the server's connections and sessions.
+#[derive(Debug, Clone)]
+struct Gauges {
+    catalog: Arc<Catalog>,
+    connections: Arc<Counts>,
+    sessions: Arc<Counts>,
+}
+
+/// `GET /metrics` (and `HEAD`; any other method gets `405` with `Allow`), behind the `Host`
+/// and `Origin` checks `/mcp` has (rmcp makes those inside `/mcp`).
+fn metrics_route(gauges: Gauges, options: &HttpOptions, address: SocketAddr) -> MethodRouter {
+    let origins = LOOPBACK_ORIGINS.iter().copied().chain(options.allowed_origins.iter().map(String::as_str));
+    let rules = origin::Rules::new(address.ip().is_loopback(), origins);
+    get(move || metrics(gauges.clone()))
+        .layer(middleware::map_response(method_not_allowed_says_which))
+        .layer(middleware::from_fn_with_state(rules, origin::check))
+}
+
+/// Gives axum's bare `405` (which has the `Allow` header) a body that says what to send.
+async fn method_not_allowed_says_which(response: Response) -> Response {
+    if response.status() != StatusCode::METHOD_NOT_ALLOWED {
+        return response;
+    }
+    let (parts, _) = response.into_parts();
+    let message = "/metrics answers GET (and HEAD) only: scrape it with GET";
+    let mut answer = (parts.status, axum::Json(json!({ "error": message }))).into_response();
+    if let Some(allow) = parts.headers.get(header::ALLOW) {
+        answer.headers_mut().insert(header::ALLOW, allow.clone());
+    }
+    answer
+}
+
+/// `GET /metrics`: the Prometheus text format. While the tools load it answers `200` with
+/// `toolcell_tools_ready 0` and the server's gauges, so that a cold start does not page
+/// anyone; `/healthz` is what keeps traffic away meanwhile.
+async fn metrics(gauges: Gauges) -> Response {
+    let tools = gauges
+        .catalog
+        .current()
+        .map(|runtime| prometheus::Tools { loaded: runtime.definitions().len(), metrics: runtime.metrics() });
+    let server = ServerGauges {
+        connections: gauges.connections.taken(),
+        max_connections: gauges.connections.limit(),
+        sessions: gauges.sessions.taken(),
+        max_sessions: gauges.sessions.limit(),
+    };
+    let body = prometheus::render(&Scrape { tools, server });
+    let headers = [
+        (header::CONTENT_TYPE, HeaderValue::from_static(prometheus::CONTENT_TYPE)),
+        (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+    ];
+    (headers, body).into_response()
 }
 
 /// `GET /healthz`: 200 with the number of tools, for load balancers and probes; 503 while

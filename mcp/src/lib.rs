@@ -3,7 +3,8 @@
 //!
 //! - [`serve_stdio`]: one client on stdin/stdout (desktop assistants, IDEs, agent SDKs that
 //!   start the server as a process).
-//! - [`serve_http`]: streamable HTTP at `/mcp`, many clients at once.
+//! - [`serve_http`]: streamable HTTP at `/mcp`, many clients at once, with Prometheus metrics
+//!   at `/metrics`.
 //!
 //! Both serve every protocol revision `rmcp` knows, from 2024-11-05 to 2026-07-28 (which
 //! has no `initialize` handshake and no sessions). `tools/call` goes through
@@ -23,7 +24,9 @@ pub mod convert;
 mod handler;
 mod hangup;
 mod http;
+mod origin;
 mod peers;
+mod prometheus;
 mod reload;
 mod sessions;
 mod stdio;

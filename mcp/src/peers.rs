@@ -83,6 +83,16 @@ impl Counts {
         Ok(Place { counts: self.clone(), peer })
     }
 
+    /// How many places are taken now.
+    pub(crate) fn taken(&self) -> usize {
+        self.lock().total
+    }
+
+    /// How many places there are.
+    pub(crate) fn limit(&self) -> usize {
+        self.max_total
+    }
+
     /// Completes once no place is taken.
     pub(crate) async fn emptied(&self) {
         loop {

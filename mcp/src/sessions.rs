@@ -127,6 +127,11 @@ impl Sessions {
         }
     }
 
+    /// The count of open sessions.
+    pub(crate) fn counts(&self) -> Arc<Counts> {
+        self.counts.clone()
+    }
+
     /// Records the refusal for [`admit`] to answer, and returns it as an error for rmcp.
     fn refuse(&self, refusal: Refusal) -> SessionsError {
         let _ = ADMISSION.try_with(|admission| *lock(&admission.refused) = Some(refusal));

@@ -36,6 +36,12 @@ async fn a_cold_server_answers_the_handshake_while_its_tools_compile() {
     let session = response.headers()["mcp-session-id"].to_str().unwrap().to_owned();
     let still_loading = http.get(format!("{}/healthz", server.base)).send().await.unwrap();
     assert_eq!(still_loading.status(), 503, "answered while compiling");
+    // A scraper is told the tools are not ready, not given an error to alert on.
+    let metrics = http.get(format!("{}/metrics", server.base)).send().await.unwrap();
+    assert_eq!(metrics.status(), 200);
+    let metrics = metrics.text().await.unwrap();
+    assert!(metrics.contains("\ntoolcell_tools_ready 0\n"), "{metrics}");
+    assert!(!metrics.contains("toolcell_tool_calls_total"), "no series that needs the tools: {metrics}");
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     post(&http, &server.url, &initialized).header("mcp-session-id", &session).send().await.unwrap();
 
@@ -68,6 +74,10 @@ async fn a_cold_server_answers_the_handshake_while_its_tools_compile() {
     let compiling: Vec<&String> = log.iter().filter(|line| line.starts_with("toolcell: compiling ")).collect();
     assert_eq!(compiling.len(), 3, "{log:#?}");
     assert_eq!(log.last().map(String::as_str), Some("toolcell: 3 tools ready"), "{log:#?}");
+    let health = http.get(format!("{}/healthz", server.base)).send().await.unwrap();
+    assert_eq!(health.status(), 200);
+    let metrics = http.get(format!("{}/metrics", server.base)).send().await.unwrap().text().await.unwrap();
+    assert!(metrics.contains("\ntoolcell_tools_ready 1\n") && metrics.contains("\ntoolcell_tools_loaded 3\n"));
     std::fs::remove_dir_all(&cache).unwrap();
 }
 

@@ -5,6 +5,7 @@ mod clients;
 mod cold;
 mod common;
 mod http;
+mod metrics;
 mod otlp;
 mod reload;
 mod schemas;

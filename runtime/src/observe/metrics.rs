@@ -17,8 +17,8 @@ use opentelemetry::KeyValue;
 use opentelemetry::metrics::{Counter, Histogram as OtelHistogram, UpDownCounter};
 use serde::Serialize;
 
-/// A runtime's calls right now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// A runtime's calls right now. The default: none running or waiting, and a limit of 0.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct CallsInFlight {
     /// Calls running in an instance.
@@ -39,8 +39,9 @@ const DURATION_BOUNDS_S: [f64; 16] =
 /// Upper bounds of the fuel buckets (a thousand to ten billion instructions).
 const FUEL_BOUNDS: [f64; 8] = [1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
 
-/// A runtime's metrics at one moment, from [`crate::Runtime::metrics`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// A runtime's metrics at one moment, from [`crate::Runtime::metrics`]. The default has
+/// nothing recorded (what a reader's tests start from: the fields are public).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct Metrics {
     /// Calls running and waiting across all tools, and the limit.
@@ -52,8 +53,8 @@ pub struct Metrics {
     pub tools: BTreeMap<String, ToolMetrics>,
 }
 
-/// One tool's metrics since the runtime was built.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One tool's metrics since the runtime was built. The default has nothing recorded.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct ToolMetrics {
     /// Calls finished (successful or not).
@@ -69,7 +70,8 @@ pub struct ToolMetrics {
 }
 
 /// A fixed-bucket histogram: `counts[i]` calls had a value at most `bounds[i]` (and above
-/// the bound before); the last count is everything above the last bound.
+/// the bound before); the last count is everything above the last bound. The default has no
+/// bounds, so one bucket (everything), empty.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct Histogram {
@@ -81,6 +83,12 @@ pub struct Histogram {
     pub count: u64,
     /// Their sum.
     pub sum: f64,
+}
+
+impl Default for Histogram {
+    fn default() -> Self {
+        Self { bounds: Vec::new(), counts: vec![0], count: 0, sum: 0.0 }
+    }
 }
 
 impl Histogram {
