@@ -296,15 +296,15 @@ impl RuntimeBuilder {
         let Prepared { shared, recipe, snapshot, host } = self.prepare().await?;
         load::check_fits_pool(&shared, &recipe, &snapshot)?;
         let components = load::announced(&snapshot);
-        let announced: Vec<(String, String)> = components
+        let announced: Vec<(String, Option<String>)> = components
             .iter()
-            .filter_map(|(source, tool)| Some((source.clone(), tool.as_ref()?.definition.name.clone())))
+            .map(|(source, tool)| (source.clone(), tool.as_ref().map(|tool| tool.definition.name.clone())))
             .collect();
         let nothing_yet = Arc::new(Version {
             shared: shared.clone(),
             recipe: recipe.clone(),
             tools: BTreeMap::new(),
-            compiling: announced.iter().map(|(_, name)| name.clone()).collect(),
+            compiling: announced.iter().filter_map(|(_, name)| name.clone()).collect(),
             diagnostics: Vec::new(),
             read: None,
         });

@@ -64,16 +64,12 @@ async fn assemble_from(
     let policy = &policy;
     let mut diagnostics = Vec::new();
     let settled = std::sync::Mutex::new(std::collections::BTreeSet::new());
-    let publish_partial = |tools: BTreeMap<String, LoadedTool>, source: String| {
+    let publish_partial = |mut tools: BTreeMap<String, LoadedTool>, source: String| {
         let Some(steer) = steer else { return };
         let mut settled = settled.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         settled.insert(source.clone());
-        let compiling = steer
-            .announced
-            .iter()
-            .filter(|(source, name)| !settled.contains(source) && !tools.contains_key(name))
-            .map(|(_, name)| name.clone())
-            .collect();
+        let (compiling, shadowed) = steer.partial(&tools, |tool| tool.source.as_str(), &settled);
+        shadowed.iter().for_each(|name| drop(tools.remove(name)));
         (steer.publish)(partial_version(&shared, &recipe, policy, tools, compiling), source);
     };
     let steering = steer.map(|steer| Steering { wanted: &steer.wanted, loaded: &publish_partial });
