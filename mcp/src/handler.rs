@@ -113,7 +113,12 @@ impl ServerHandler for ToolServer {
         if let Some(parent) = crate::context::trace_parent(meta, headers) {
             call = call.with_trace_parent(parent);
         }
+        let token = context.meta.get_progress_token().or_else(|| request.meta.as_ref()?.get_progress_token());
+        let (call, progress) = crate::progress::stream_stdout(call, token, &context.peer);
         let output = runtime.call_cancellable(call, &context.ct).await;
+        if let Some(progress) = progress {
+            progress.finish().await;
+        }
         convert::call_result(output).map(CallToolResponse::from)
     }
 

@@ -26,6 +26,7 @@ mod hangup;
 mod http;
 mod origin;
 mod peers;
+mod progress;
 mod prometheus;
 mod reload;
 mod sessions;

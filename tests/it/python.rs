@@ -522,3 +522,16 @@ async fn a_programs_secret_stays_out_of_the_spans_and_logs_of_the_tools_it_calls
     let everything = crate::redaction::everything(&spans, &events, &output);
     assert!(!everything.contains("python-secret-93ab"), "{everything}");
 }
+
+#[tokio::test]
+async fn a_programs_prints_are_handed_on_a_line_at_a_time_and_redacted() {
+    let runtime = code_mode(&[], LimitOverrides::default()).await;
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = lines.clone();
+    let code = "import os\nprint('step 1')\nprint('token', os.environ['API_TOKEN'])\nprint('last', end='')\n7";
+    let call = ToolCall::new("streamed", "python", json!({"code": code}))
+        .on_stdout_line(move |line| seen.lock().unwrap().push(line.to_owned()));
+    let output = runtime.call(call).await;
+    assert!(!output.is_error, "{output:?}");
+    assert_eq!(*lines.lock().unwrap(), ["step 1", "token [REDACTED]"], "a last line without a line break is not");
+}

@@ -63,10 +63,13 @@ class Outcome:
 
 
 class BoundedStream:
-    """A text stream that keeps its first `limit` characters and counts the rest."""
+    """A text stream that keeps its first `limit` characters and counts the rest. What it
+    keeps also goes to `echo` (the component's own stdout), where the host can stream it to
+    a caller who asked for progress while the program runs."""
 
-    def __init__(self, limit):
+    def __init__(self, limit, echo=None):
         self.limit = limit
+        self.echo = echo
         self.parts = []
         self.kept = 0
         self.dropped = 0
@@ -79,14 +82,21 @@ class BoundedStream:
         if self.frozen:
             return len(text)
         room = self.limit - self.kept
-        if len(text) <= room:
-            self.parts.append(text)
-            self.kept += len(text)
-        else:
-            self.parts.append(text[:room])
-            self.kept = self.limit
-            self.dropped += len(text) - room
+        kept = text if len(text) <= room else text[:room]
+        self.parts.append(kept)
+        self.kept += len(kept)
+        self.dropped += len(text) - len(kept)
+        if kept and self.echo is not None:
+            self._echo(kept)
         return len(text)
+
+    def _echo(self, text):
+        try:
+            self.echo.write(text)
+            if "\n" in text:
+                self.echo.flush()
+        except Exception:  # the echo is a courtesy: the program's output is what is kept
+            self.echo = None
 
     def flush(self):
         pass
@@ -142,13 +152,14 @@ def seed_for(code, inputs):
     return int.from_bytes(digest.digest()[:8], "big")
 
 
-def run(code, body, final, names):
+def run(code, body, final, names, echo=None):
     """Runs compiled `body` then `final` with the globals `names`, and shows what it came to
     (its value or the exception that ended it, or its exit) with its output captured
-    throughout; returns an Outcome. Nothing the program does escapes."""
+    throughout; returns an Outcome. Nothing the program does escapes. What it prints (as
+    much as is kept) is also written to `echo` as it runs."""
     global _RUNNING
     linecache.cache[FILENAME] = (len(code), None, code.splitlines(True), FILENAME)
-    stdout, stderr = BoundedStream(MAX_STREAM_CHARS), BoundedStream(MAX_STREAM_CHARS)
+    stdout, stderr = BoundedStream(MAX_STREAM_CHARS, echo=echo), BoundedStream(MAX_STREAM_CHARS)
     namespace = {"__name__": "__main__", "__builtins__": builtins, **names}
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = stdout, stderr

@@ -10,6 +10,7 @@ fuel, memory and time limits.
 # are in the component (its interpreter has no files to import others from), and importing
 # them again costs a program nothing. Absent on purpose: socket, subprocess, threading's
 # threads, ctypes, and zoneinfo (there is no time-zone database; the datetime tool has one).
+import sys
 import math  # noqa: F401
 import statistics  # noqa: F401
 import re  # noqa: F401
@@ -144,7 +145,10 @@ def python(
         raise InvalidArguments(err.message) from None
     runner.reseed(runner.seed_for(code, inputs))
     names = {"inputs": inputs, "tools": code_mode.tools(), "ToolCallError": code_mode.ToolCallError}
-    outcome = runner.run(code, body, final, names)
+    # In the component, the program's prints also go to the component's stdout as they are
+    # made: the host streams them to a caller that asked for progress.
+    echo = sys.__stdout__ if sys.platform == "wasi" else None
+    outcome = runner.run(code, body, final, names, echo=echo)
     error = ProgramError(**outcome.error) if outcome.error is not None else None
     return ProgramRun(
         ok=error is None,

@@ -24,6 +24,20 @@ def run(code, inputs=None):
     return json.loads(invoke_json(python_tool.python, json.dumps(arguments)))
 
 
+class EchoTest(unittest.TestCase):
+    def test_what_is_kept_is_echoed_as_it_is_printed(self):
+        import io
+
+        import _toolcell_runner as runner
+
+        echo = io.StringIO()
+        body, final = runner.compile_program("print('one')\nprint('x' * 70000)\n7")
+        outcome = runner.run("", body, final, {}, echo=echo)
+        self.assertEqual(outcome.value, 7)
+        self.assertEqual(echo.getvalue(), outcome.stdout, "only what is kept")
+        self.assertTrue(echo.getvalue().startswith("one\nxxx"))
+
+
 class ResultsTest(unittest.TestCase):
     def test_stdout_and_the_final_expression(self):
         result = run("print('hi')\nx = 6\nx * 7")

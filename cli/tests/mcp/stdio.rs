@@ -369,3 +369,55 @@ async fn debug_logs_carry_no_granted_secret() {
     assert!(log.contains("[REDACTED]"), "{log}");
     assert!(!log.contains(&secret[1..]), "neither plain nor escaped: {log}");
 }
+
+/// A call whose request carries a progress token hears each line its tool prints while it
+/// runs, as `notifications/progress` before the result; a call without one hears nothing.
+#[tokio::test]
+async fn a_call_with_a_progress_token_streams_what_the_program_prints_before_its_result() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+
+    let code = "print('step 1')\nprint('step 2', flush=True)\n6 * 7";
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "pipe", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "python", "arguments": {"code": code}, "_meta": {"progressToken": "p-1"}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "python", "arguments": {"code": code}}}),
+    ];
+    let mut child =
+        serve_command(&[]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for request in &requests {
+        stdin.write_all(format!("{request}\n").as_bytes()).await.unwrap();
+    }
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut replies: Vec<Value> = Vec::new();
+    let answered = |replies: &[Value]| [2, 3].iter().all(|id| replies.iter().any(|reply| reply["id"] == *id));
+    while !answered(&replies) {
+        let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line()).await.unwrap().unwrap().unwrap();
+        replies.push(serde_json::from_str(&line).unwrap());
+    }
+    drop(stdin);
+    child.kill().await.unwrap();
+
+    let progress: Vec<(usize, &Value)> = replies
+        .iter()
+        .enumerate()
+        .filter(|(_, reply)| reply["method"] == "notifications/progress")
+        .map(|(at, reply)| (at, &reply["params"]))
+        .collect();
+    let said: Vec<(&Value, &Value, &Value)> = progress
+        .iter()
+        .map(|(_, params)| (&params["progressToken"], &params["progress"], &params["message"]))
+        .collect();
+    assert_eq!(
+        said,
+        [(&json!("p-1"), &json!(1.0), &json!("step 1")), (&json!("p-1"), &json!(2.0), &json!("step 2"))],
+        "only the call with a token hears its progress: {replies:#?}"
+    );
+    let result = replies.iter().position(|reply| reply["id"] == 2).unwrap();
+    assert!(progress.iter().all(|(at, _)| *at < result), "progress comes before the result: {replies:#?}");
+    assert_eq!(replies[result]["result"]["structuredContent"]["stdout"], "step 1\nstep 2\n");
+}

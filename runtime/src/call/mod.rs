@@ -144,11 +144,15 @@ impl Runner {
                 Err(error) => return refused(error),
             }
         };
+        let from_outside = nesting.is_none();
         let nested_calls = self.nested_calls(entry, &call, &limits, nesting, redactor);
         // The tool runs on exactly the arguments that were validated.
         let context =
             CallContext { call_id: call.id.clone(), host_context: Value::Object(call.context.clone()).to_string() };
-        let export = Export::Invoke { pre: &entry.tool.pre, arguments: &arguments, context: &context, redactor };
+        // Only the call from outside streams: a nested call's stdout is its caller's business.
+        let stdout_lines = if from_outside { call.stdout_lines.as_ref() } else { None };
+        let export =
+            Export::Invoke { pre: &entry.tool.pre, arguments: &arguments, context: &context, redactor, stdout_lines };
         let shared = &self.version.shared;
         let execution =
             execute(&shared.engine, &limits, &entry.access, &self.host.network, nested_calls, export, cancel).await;

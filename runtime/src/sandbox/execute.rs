@@ -23,6 +23,7 @@ use crate::sandbox::nested::NestedCalls;
 use crate::sandbox::{MAX_HEADER_FIELDS_BYTES, MAX_RESOURCE_HANDLES, Network, Sandbox};
 use crate::tool::error::{CallError, CrashReason};
 use crate::tool::io::Diagnostics;
+use crate::tool::io::StdoutLines;
 use crate::tool::limits::Limits;
 
 /// Which export to call, of which prepared component.
@@ -37,6 +38,8 @@ pub(crate) enum Export<'a> {
         arguments: &'a str,
         context: &'a CallContext,
         redactor: &'a Redactor,
+        /// Where its stdout goes, a line at a time, while it runs.
+        stdout_lines: Option<&'a StdoutLines>,
     },
 }
 
@@ -96,7 +99,11 @@ pub(crate) async fn execute(
         Export::Invoke { redactor, .. } => redactor,
         Export::Metadata(_) | Export::Capabilities(_) | Export::Annotations(_) => &access.redactor,
     };
-    let sandbox = match Sandbox::new(limits, access, redactor, network, calls, deadline) {
+    let stdout_lines = match &export {
+        Export::Invoke { stdout_lines, .. } => *stdout_lines,
+        Export::Metadata(_) | Export::Capabilities(_) | Export::Annotations(_) => None,
+    };
+    let sandbox = match Sandbox::new(limits, access, redactor, network, calls, deadline, stdout_lines) {
         Ok(sandbox) => sandbox,
         Err(detail) => {
             let error = CallError::Internal { message: "a directory granted to the tool is unavailable".into() };

@@ -12,6 +12,7 @@ pub(crate) mod engine;
 pub(crate) mod execute;
 pub(crate) mod files;
 pub(crate) mod http;
+mod lines;
 pub(crate) mod link;
 pub(crate) mod nested;
 
@@ -29,9 +30,11 @@ use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 use self::engine::TABLE_ELEMENT_BYTES;
 use self::files::{FileSlots, FilesView, OpenFiles};
 use self::http::{HttpGate, RequestSlots, Resolver};
+use self::lines::LineForwarder;
 use self::nested::{CallsView, NestedCalls};
 use crate::policy::Access;
 use crate::redact::Redactor;
+use crate::tool::io::StdoutLines;
 use crate::tool::limits::Limits;
 
 /// Host resources (open files, streams, pollables, HTTP requests, responses and header
@@ -79,8 +82,12 @@ impl Sandbox {
         network: &Network,
         calls: NestedCalls,
         deadline: Instant,
+        stdout_lines: Option<&StdoutLines>,
     ) -> Result<Self, String> {
         let stdout = CapturedOutput::new(limits.max_stdio_bytes);
+        if let Some(sink) = stdout_lines {
+            stdout.forward_lines(LineForwarder::new(sink.clone(), redactor.clone()));
+        }
         let stderr = CapturedOutput::new(limits.max_stdio_bytes);
         // WasiCtxBuilder's defaults already grant no files, env, args or addresses; the
         // explicit calls make the policy visible here and immune to changed defaults. HTTP
@@ -215,6 +222,8 @@ pub(crate) struct CapturedOutput {
 struct Captured {
     kept: Vec<u8>,
     dropped: u64,
+    /// Where each line goes as it is written, when the caller asked.
+    lines: Option<LineForwarder>,
 }
 
 impl CapturedOutput {
@@ -222,8 +231,15 @@ impl CapturedOutput {
         Self { capacity: usize::try_from(capacity).unwrap_or(usize::MAX), state: Arc::default() }
     }
 
+    fn forward_lines(&self, forwarder: LineForwarder) {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner).lines = Some(forwarder);
+    }
+
     fn append(&self, bytes: &[u8]) {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(lines) = &mut state.lines {
+            lines.write(bytes);
+        }
         let room = self.capacity.saturating_sub(state.kept.len());
         let kept = bytes.len().min(room);
         state.kept.extend_from_slice(&bytes[..kept]);

@@ -38,6 +38,40 @@ pub struct ToolCall {
     /// The caller's W3C trace context, which the call's span continues (else the span is a
     /// child of the current `tracing` span).
     pub trace_parent: Option<TraceParent>,
+    /// Where the tool's stdout goes while it runs, a line at a time
+    /// ([`ToolCall::on_stdout_line`]).
+    pub stdout_lines: Option<StdoutLines>,
+}
+
+/// The longest line of a tool's stdout handed to [`ToolCall::on_stdout_line`]; a longer one
+/// is cut, with a `…`.
+pub const MAX_STREAMED_LINE_BYTES: usize = 1024;
+
+/// The most lines of a tool's stdout one call hands to [`ToolCall::on_stdout_line`]; later
+/// ones are only in the output's diagnostics (and, if the tool returns them, its result).
+pub const MAX_STREAMED_LINES: usize = 1000;
+
+/// A sink for the lines a tool writes to stdout while it runs ([`ToolCall::on_stdout_line`]).
+#[derive(Clone)]
+pub struct StdoutLines(pub(crate) std::sync::Arc<dyn Fn(&str) + Send + Sync>);
+
+impl StdoutLines {
+    /// Calls `sink` with each line.
+    pub fn new(sink: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        Self(std::sync::Arc::new(sink))
+    }
+}
+
+impl std::fmt::Debug for StdoutLines {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StdoutLines")
+    }
+}
+
+impl PartialEq for StdoutLines {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl ToolCall {
@@ -50,6 +84,7 @@ impl ToolCall {
             context: Map::new(),
             limits: LimitOverrides::default(),
             trace_parent: None,
+            stdout_lines: None,
         }
     }
 
@@ -64,6 +99,18 @@ impl ToolCall {
     #[must_use]
     pub fn with_limits(mut self, limits: LimitOverrides) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Calls `sink` with each line the tool writes to stdout while it runs (a long-running
+    /// tool's progress, such as the `python` tool's `print`s), without its line break. Each
+    /// line is redacted with the tool's secrets and cut to [`MAX_STREAMED_LINE_BYTES`], at
+    /// most [`MAX_STREAMED_LINES`] per call, and a last line without a line break is not
+    /// handed on. `sink` runs while the tool waits: it must return at once (hand the line to
+    /// a channel, dropping it when full). Calls the tool makes to other tools stream nothing.
+    #[must_use]
+    pub fn on_stdout_line(mut self, sink: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.stdout_lines = Some(StdoutLines::new(sink));
         self
     }
 

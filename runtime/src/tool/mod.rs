@@ -10,4 +10,7 @@ pub(crate) mod trace;
 
 pub use self::definition::{MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, MAX_TITLE_CHARS, ToolAnnotations, ToolDefinition};
 pub use self::error::{CallError, CrashReason, Violation};
-pub use self::io::{Arguments, Diagnostics, MAX_CALL_ID_BYTES, ToolCall, ToolOutput, Usage};
+pub use self::io::{
+    Arguments, Diagnostics, MAX_CALL_ID_BYTES, MAX_STREAMED_LINE_BYTES, MAX_STREAMED_LINES, StdoutLines, ToolCall,
+    ToolOutput, Usage,
+};
