@@ -1,5 +1,6 @@
 //! What a tool author's commands do: `toolcell new` creates a tool project ready to build,
-//! `toolcell build` compiles one into components.
+//! `toolcell build` compiles one into components, and `toolcell test` builds the project's
+//! test harness ([`selftest`]) to run its tests inside the component.
 //!
 //! Checking that a component loads as a tool is the runtime's job; the CLI does it after
 //! [`build`]. This crate only knows projects: their files and their toolchains.
@@ -10,6 +11,7 @@ mod javascript;
 mod python;
 mod rust;
 mod sdk;
+pub mod selftest;
 
 use std::path::{Path, PathBuf};
 
@@ -122,6 +124,14 @@ pub enum AuthorError {
         program: String,
         /// Its exit status.
         status: std::process::ExitStatus,
+    },
+    /// The project's language has no test harness that runs inside the component yet.
+    #[error(
+        "`toolcell test` does not yet run {language} tests inside the component: run them natively (`cargo test`), and check the tool in the sandbox with `toolcell build` and `toolcell invoke`"
+    )]
+    TestsNotInComponent {
+        /// The language.
+        language: String,
     },
     /// The build succeeded but made no component.
     #[error("{0}")]
