@@ -125,14 +125,6 @@ pub enum AuthorError {
         /// Its exit status.
         status: std::process::ExitStatus,
     },
-    /// The project's language has no test harness that runs inside the component yet.
-    #[error(
-        "`toolcell test` does not yet run {language} tests inside the component: run them natively (`cargo test`), and check the tool in the sandbox with `toolcell build` and `toolcell invoke`"
-    )]
-    TestsNotInComponent {
-        /// The language.
-        language: String,
-    },
     /// The build succeeded but made no component.
     #[error("{0}")]
     NoComponent(String),

@@ -1,17 +1,21 @@
-//! The project's own tests, run inside the component (`toolcell test`): a test-harness
-//! component built from the same sources plus the test files, and the JSON it answers with.
+//! The project's own tests, run inside the component (`toolcell test`), one fresh instance per
+//! test under the tool's limits and grants.
 //!
-//! The harness is a tool of the project's name (so it runs under the tool's limits and
-//! grants) whose `invoke` runs the tests: `{}` lists them, `{"run": INDEX}` runs one. Each
-//! call is a fresh instance, as each call of the tool is. The harness of a Python project is
-//! built by the SDK's `build.py --tests` (`toolcell_tool/selftest.py`), of a JavaScript one by
-//! `build.mjs --tests` (`src/selftest/`).
+//! - Python and JavaScript: a test-harness component built from the same sources plus the test
+//!   files, a tool of the project's name (so it gets the tool's limits and grants) whose
+//!   `invoke` runs the tests: [`LIST_TESTS`] lists them, [`run_test`] runs one, and each answers
+//!   in JSON. Built by the SDK's `build.py --tests` (`toolcell_tool/selftest.py`) or
+//!   `build.mjs --tests` (`src/selftest/`).
+//! - Rust: the crate's libtest binaries built for `wasm32-wasip2` (`cargo test --no-run`),
+//!   which are `wasi:cli/command` components, run in the tool's sandbox with a command line:
+//!   [`libtest_list`] lists the tests, [`libtest_run`] runs one and [`libtest_result`] reads
+//!   how it ended. The tool itself is built too, for its name.
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::{AuthorError, Language, javascript, python, sdk};
+use crate::{AuthorError, Built, Language, javascript, python, rust, sdk};
 
 /// The arguments that list a harness's tests.
 pub const LIST_TESTS: &str = "{}";
@@ -21,22 +25,92 @@ pub fn run_test(index: usize) -> String {
     format!(r#"{{"run": {index}}}"#)
 }
 
-/// Builds the test harness of the project in `dir` into `build/<folder>.tests.wasm` and
-/// returns its path. The build's own progress and errors go to this process's stderr.
+/// What [`build_tests`] made for `toolcell test` to run.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum TestComponents {
+    /// A test-harness tool (Python, JavaScript) at this path.
+    Harness(PathBuf),
+    /// A Rust project's tool components (for their names: the tests run with a tool's limits
+    /// and grants) and its test binaries.
+    LibTest {
+        /// The tools, as [`crate::build`] made them.
+        tools: Vec<Built>,
+        /// The test binaries.
+        binaries: Vec<TestBinary>,
+    },
+}
+
+/// A Rust test binary: a `wasi:cli/command` component that runs libtest.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct TestBinary {
+    /// The `Cargo.toml` of the package it tests.
+    pub manifest: PathBuf,
+    /// The component.
+    pub wasm: PathBuf,
+}
+
+/// Builds what runs the tests of the project in `dir` inside the component: for Python and
+/// JavaScript the test harness, into `build/<folder>.tests.wasm`; for Rust the tool and its
+/// test binaries. The build's own progress and errors go to this process's stderr.
 ///
 /// # Errors
-/// As [`crate::build`] (a project without test files fails to build, saying so);
-/// [`AuthorError::TestsNotInComponent`] for a Rust project.
-pub fn build_tests(dir: &Path) -> Result<PathBuf, AuthorError> {
+/// As [`crate::build`] (a project without test files fails to build, saying so).
+pub fn build_tests(dir: &Path) -> Result<TestComponents, AuthorError> {
     let language = crate::detect(dir)?;
     let dir = dir.canonicalize().map_err(|source| AuthorError::Io { path: dir.to_owned(), source })?;
     let wasm = sdk::output_path(&dir).with_extension("tests.wasm");
     match language {
         Language::Python => python::build_tests_to(&dir, &wasm)?,
         Language::JavaScript => javascript::build_tests_to(&dir, &wasm)?,
-        Language::Rust => return Err(AuthorError::TestsNotInComponent { language: language.name().to_owned() }),
+        Language::Rust => {
+            let tools = rust::build(&dir)?;
+            let binaries = rust::build_tests(&dir)?;
+            return Ok(TestComponents::LibTest { tools, binaries });
+        }
     }
-    Ok(wasm)
+    Ok(TestComponents::Harness(wasm))
+}
+
+/// The command line that lists a libtest binary's tests (`NAME: test` lines on stdout).
+pub fn libtest_list(program: &str) -> Vec<String> {
+    [program, "--list", "--format", "terse"].map(str::to_owned).to_vec()
+}
+
+/// The test names in a libtest binary's answer to [`libtest_list`].
+pub fn libtest_names(stdout: &str) -> Vec<String> {
+    stdout.lines().filter_map(|line| line.strip_suffix(": test")).map(str::to_owned).collect()
+}
+
+/// The command line that runs the one test `name` of a libtest binary, its output not
+/// captured by libtest (a panic aborts on `wasm32-wasip2`: captured output would be lost).
+pub fn libtest_run(program: &str, name: &str) -> Vec<String> {
+    [program, "--exact", name, "--nocapture", "--test-threads=1"].map(str::to_owned).to_vec()
+}
+
+/// How a run of [`libtest_run`] ended: its exit code (`None` when it was stopped, for
+/// `stopped`: a limit, or the abort of a panic), and its output.
+pub fn libtest_result(exit_code: Option<i32>, stopped: Option<&str>, stdout: &str, stderr: &str) -> TestResult {
+    let output = [stderr.trim_end(), stdout.trim_end()].into_iter().filter(|text| !text.is_empty());
+    let details = output.collect::<Vec<_>>().join("\n");
+    match exit_code {
+        Some(0) if stdout.contains(" ... ignored") => {
+            TestResult { outcome: Outcome::Skipped, message: "#[ignore]".to_owned(), details: String::new() }
+        }
+        Some(0) => TestResult { outcome: Outcome::Passed, message: String::new(), details: String::new() },
+        _ => {
+            // `thread 'NAME' panicked at FILE:LINE:COL:` then the message.
+            let mut lines = stderr.lines();
+            let panic = lines.by_ref().find(|line| line.contains("panicked at")).and_then(|_| lines.next());
+            let message = match (panic, stopped, exit_code) {
+                (Some(message), _, _) => format!("panicked: {message}"),
+                (None, Some(stopped), _) => stopped.to_owned(),
+                (None, None, code) => format!("the test binary exited with {code:?}"),
+            };
+            TestResult { outcome: Outcome::Failed, message, details }
+        }
+    }
 }
 
 /// The tests a harness holds, as it lists them.
@@ -156,7 +230,11 @@ pub fn sandbox_hint(language: Language, message: &str) -> Option<&'static str> {
             ),
             ("not available in the component", "use plain functions and values in place of node:test's mocks"),
         ],
-        Language::Rust => &[],
+        Language::Rust => &[
+            ("failed to spawn thread", "wasm32-wasip2 has no threads: a tool cannot spawn them"),
+            ("kind: Unsupported", "wasm32-wasip2 has no threads, processes or sockets"),
+            ("No such file or directory", "the component sees no files but the directories its policy grants"),
+        ],
     };
     hints.iter().find(|(pattern, _)| message.contains(pattern)).map(|(_, hint)| *hint)
 }
@@ -185,5 +263,21 @@ mod tests {
         let hint = sandbox_hint(Language::JavaScript, "ReferenceError: Intl is not defined").unwrap();
         assert!(hint.contains("no ICU"), "{hint}");
         assert!(sandbox_hint(Language::Python, "AssertionError: 2 != 3").is_none());
+    }
+
+    #[test]
+    fn libtest_lists_and_results_read_as_libtest_writes_them() {
+        let names = libtest_names("tests::counts: test\ntests::refuses: test\nbench_x: bench\n");
+        assert_eq!(names, ["tests::counts", "tests::refuses"]);
+        let passed = libtest_result(Some(0), None, "running 1 test\ntest tests::counts ... ok\n", "");
+        assert_eq!(passed.outcome, Outcome::Passed);
+        let ignored = libtest_result(Some(0), None, "test tests::slow ... ignored\n", "");
+        assert_eq!(ignored.outcome, Outcome::Skipped);
+        let stderr = "thread 'main' panicked at src/lib.rs:9:5:\nfailed to spawn thread: Os { code: 58, kind: Unsupported }\nnote: run with `RUST_BACKTRACE=1`";
+        let failed = libtest_result(None, Some("the component stopped (tool_crashed)"), "", stderr);
+        assert_eq!(failed.outcome, Outcome::Failed);
+        assert_eq!(failed.message, "panicked: failed to spawn thread: Os { code: 58, kind: Unsupported }");
+        assert!(sandbox_hint(Language::Rust, &failed.message).unwrap().contains("no threads"));
+        assert!(failed.details.contains("src/lib.rs:9:5"));
     }
 }

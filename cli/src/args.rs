@@ -129,10 +129,11 @@ pub(crate) enum Command {
         out: Option<PathBuf>,
     },
     /// Run a tool project's own tests inside its component: Python's test*.py and
-    /// JavaScript's *.test.js files are built with the tool into a test component, and each
-    /// test runs in a fresh instance under the tool's limits and the grants of the tools
-    /// folder's toolcell.toml (--tools-dir, else PATH/tools) and --policy, as a call of the tool
-    /// would. Exit code 0 when every test passed, 1 when not. (Rust tests: `cargo test`.)
+    /// JavaScript's *.test.js files are built with the tool into a test component, Rust's
+    /// tests into wasm32-wasip2 test binaries; each test runs in a fresh instance under the
+    /// tool's limits and the grants of the tools folder's toolcell.toml (--tools-dir, else
+    /// PATH/tools) and --policy, as a call of the tool would. Exit code 0 when every test
+    /// passed, 1 when not.
     Test {
         /// The project's folder.
         #[arg(value_name = "PATH", default_value = ".")]

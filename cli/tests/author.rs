@@ -68,6 +68,7 @@ fn invoke(dir: &Path, tools: &str, tool: &str, arguments: &str, code: i32) -> Va
 fn a_new_tool_passes_its_tests_builds_and_answers_its_first_call() {
     let dir = scratch("new");
     let created = run(toolcell(&dir).args(["new", "word_count"]), 0);
+    assert!(created.contains("  toolcell test    # run the same tests inside the component"), "{created}");
     assert!(
         created.contains("toolcell --tools-dir tools invoke word_count '{\"text\": \"one two three\"}'"),
         "{created}"
@@ -101,7 +102,53 @@ fn a_new_tool_passes_its_tests_builds_and_answers_its_first_call() {
     // The tool's own refusal is the model's to fix.
     let output = invoke(&crate_dir, "tools", "word_count", r#"{"text": "   "}"#, 1);
     assert_eq!(output["error"]["kind"], "rejected_arguments", "{output}");
+
+    // The same tests inside the component; then two that pass natively and not there.
+    let (code, output) = toolcell_test(&crate_dir);
+    assert_eq!(code, 0, "{output}");
+    assert!(output.contains("\n3 passed, 0 failed\n"), "{output}");
+    let mut lib = std::fs::OpenOptions::new().append(true).open(crate_dir.join("src/lib.rs")).unwrap();
+    std::io::Write::write_all(&mut lib, RUST_SANDBOX_TESTS.as_bytes()).unwrap();
+    let tests = cargo_test(&crate_dir);
+    assert!(tests.contains("test result: ok. 6 passed"), "natively: {tests}");
+    let (code, output) = toolcell_test(&crate_dir);
+    assert_eq!(code, 1, "{output}");
+    for words in [
+        "FAIL  sandbox_tests::spawns_a_thread\n      panicked: failed to spawn thread",
+        "hint: the component lacks what a native run has: wasm32-wasip2 has no threads",
+        "FAIL  sandbox_tests::reads_its_manifest\n      panicked: ",
+        "No such file or directory",
+        "FAIL  sandbox_tests::fills_100_mib\n      the test was stopped (memory_limit)",
+        "3 passed, 3 failed",
+    ] {
+        assert!(output.contains(words), "{words:?} in:\n{output}");
+    }
 }
+
+/// Tests that pass natively and fail in a Rust tool's component: a thread, a host file, more
+/// memory than the tool's limit (64 MiB).
+const RUST_SANDBOX_TESTS: &str = r#"
+#[cfg(test)]
+mod sandbox_tests {
+    #[test]
+    fn spawns_a_thread() {
+        let handle = std::thread::spawn(|| 2 + 2);
+        assert_eq!(handle.join().unwrap(), 4);
+    }
+
+    #[test]
+    fn reads_its_manifest() {
+        let manifest = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")).unwrap();
+        assert!(manifest.contains("[package]"));
+    }
+
+    #[test]
+    fn fills_100_mib() {
+        let memory = vec![1_u8; 100 << 20];
+        assert_eq!(memory.iter().map(|&byte| usize::from(byte)).sum::<usize>(), 100 << 20);
+    }
+}
+"#;
 
 /// The book's chapter on writing a tool in Rust.
 fn rust_chapter() -> String {
@@ -338,15 +385,4 @@ fn a_new_javascript_tool_passes_its_tests_builds_and_answers_its_first_call() {
             "3 passed, 1 failed",
         ],
     );
-}
-
-#[test]
-fn testing_a_rust_project_inside_the_component_is_refused_with_what_to_run() {
-    let dir = scratch("rust-test");
-    run(toolcell(&dir).args(["new", "plain"]), 0);
-    let output = toolcell(&dir).args(["test", "plain"]).output().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("`toolcell test` does not yet run Rust tests inside the component"), "{stderr}");
-    assert!(stderr.contains("`cargo test`"), "{stderr}");
 }

@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use wasmtime::component::ResourceTableError;
 use wasmtime::{Engine, PoolConcurrencyLimitError, Store, Trap, UpdateDeadline};
+use wasmtime_wasi::p2::bindings::CommandPre;
 use wasmtime_wasi_http::FieldMapError;
 
 use crate::bindings::annotations::{AnnotationsExportPre, ToolAnnotations};
@@ -38,6 +39,11 @@ pub(crate) enum Export<'a> {
         context: &'a CallContext,
         redactor: &'a Redactor,
     },
+    /// A `wasi:cli/command`'s `run`, with its command line (see [`crate::command`]).
+    Run {
+        pre: &'a CommandPre<Sandbox>,
+        args: &'a [String],
+    },
 }
 
 /// What the export returned.
@@ -46,6 +52,9 @@ pub(crate) enum Returned {
     Capabilities(CapabilityRequest),
     Annotations(ToolAnnotations),
     Invoke(Result<String, ToolError>),
+    /// A command's exit status: 0 when `run` returned `ok`, 1 for `err`, else what it passed
+    /// to `exit`.
+    Exited(i32),
 }
 
 /// How one run ended, and what it used.
@@ -94,9 +103,13 @@ pub(crate) async fn execute(
     let deadline = deadline_after(limits.timeout);
     let redactor = match &export {
         Export::Invoke { redactor, .. } => redactor,
-        Export::Metadata(_) | Export::Capabilities(_) | Export::Annotations(_) => &access.redactor,
+        Export::Metadata(_) | Export::Capabilities(_) | Export::Annotations(_) | Export::Run { .. } => &access.redactor,
     };
-    let sandbox = match Sandbox::new(limits, access, redactor, network, calls, deadline) {
+    let args = match &export {
+        Export::Run { args, .. } => args,
+        _ => &[][..],
+    };
+    let sandbox = match Sandbox::new(limits, access, redactor, network, calls, deadline, args) {
         Ok(sandbox) => sandbox,
         Err(detail) => {
             let error = CallError::Internal { message: "a directory granted to the tool is unavailable".into() };
@@ -213,6 +226,18 @@ async fn run(store: &mut Store<Sandbox>, export: Export<'_>) -> Result<Returned,
         Export::Invoke { pre, arguments, context, .. } => {
             let tool = pre.instantiate_async(&mut *store).await.map_err(instantiated)?;
             tool.call_invoke(&mut *store, arguments, context).await.map(Returned::Invoke).map_err(called)
+        }
+        Export::Run { pre, .. } => {
+            let command = pre.instantiate_async(&mut *store).await.map_err(instantiated)?;
+            match command.wasi_cli_run().call_run(&mut *store).await {
+                Ok(Ok(())) => Ok(Returned::Exited(0)),
+                Ok(Err(())) => Ok(Returned::Exited(1)),
+                // For a command, exiting is how it ends, not a crash.
+                Err(error) => match error.downcast_ref::<wasmtime_wasi::I32Exit>() {
+                    Some(exit) => Ok(Returned::Exited(exit.0)),
+                    None => Err(called(error)),
+                },
+            }
         }
     }
 }

@@ -70,8 +70,11 @@ pub(crate) struct Sandbox {
 }
 
 impl Sandbox {
+    /// `args` is the guest's command line (empty for a tool's exports).
+    ///
     /// # Errors
     /// When a granted directory can no longer be opened.
+    #[expect(clippy::too_many_arguments, reason = "each is one part of the call's world")]
     pub(crate) fn new(
         limits: &Limits,
         access: &Access,
@@ -79,6 +82,7 @@ impl Sandbox {
         network: &Network,
         calls: NestedCalls,
         deadline: Instant,
+        args: &[String],
     ) -> Result<Self, String> {
         let stdout = CapturedOutput::new(limits.max_stdio_bytes);
         let stderr = CapturedOutput::new(limits.max_stdio_bytes);
@@ -91,6 +95,8 @@ impl Sandbox {
             .allow_tcp(false)
             .allow_udp(false)
             .allow_ip_name_lookup(false);
+        // A tool's exports get none; a command (a test binary) its command line.
+        wasi.args(args);
         for (name, value) in &access.env {
             wasi.env(name, value);
         }
