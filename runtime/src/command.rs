@@ -61,8 +61,9 @@ impl fmt::Debug for Command {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct CommandOutput {
-    /// Its exit status when it ran to its end: 0 when `run` returned `ok`, 1 for `err`, else
-    /// what it passed to `exit`. `None` when it was stopped ([`Self::error`]).
+    /// Its exit status when it ran to its end: 0 for success (`run` returned `ok`, or it
+    /// exited with success), else 1 (WASI 0.2's `exit` carries success or failure, not a code).
+    /// `None` when it was stopped ([`Self::error`]).
     pub exit_code: Option<i32>,
     /// Why it was stopped before its end: a limit (fuel, time, memory), a trap (a Rust panic
     /// aborts on `wasm32-wasip2`), a host resource bound.

@@ -5,6 +5,7 @@ mod annotations;
 mod cancellation;
 mod capabilities;
 mod code_mode;
+mod commands;
 mod common;
 mod containment;
 mod errors;

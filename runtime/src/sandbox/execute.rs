@@ -52,8 +52,8 @@ pub(crate) enum Returned {
     Capabilities(CapabilityRequest),
     Annotations(ToolAnnotations),
     Invoke(Result<String, ToolError>),
-    /// A command's exit status: 0 when `run` returned `ok`, 1 for `err`, else what it passed
-    /// to `exit`.
+    /// A command's exit status: 0 when `run` returned `ok`, 1 for `err`, else what `exit`
+    /// carried (in WASI 0.2, 0 or 1).
     Exited(i32),
 }
 

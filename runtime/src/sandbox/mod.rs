@@ -74,7 +74,6 @@ impl Sandbox {
     ///
     /// # Errors
     /// When a granted directory can no longer be opened.
-    #[expect(clippy::too_many_arguments, reason = "each is one part of the call's world")]
     pub(crate) fn new(
         limits: &Limits,
         access: &Access,
