@@ -222,9 +222,11 @@ fn new_refuses_a_name_no_tool_can_have_and_a_folder_in_use() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("already exists and is not empty"));
     assert_eq!(std::fs::read_dir(dir.join("taken")).unwrap().count(), 1, "nothing written beside it");
 
-    let output = toolcell(&dir).args(["build", "taken"]).output().unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("holds no tool project"));
+    for command in ["build", "test"] {
+        let output = toolcell(&dir).args([command, "taken"]).output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{command}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains("holds no tool project"), "{command}");
+    }
 }
 
 /// The ```rust blocks of the Markdown section under `heading` (up to the next `## `), one
