@@ -30,6 +30,17 @@ pub(crate) fn test_command() -> String {
 
 /// Builds the project in `dir` into `build/<folder>.wasm`.
 pub(crate) fn build(dir: &Path) -> Result<Vec<Built>, AuthorError> {
+    let wasm = sdk::output_path(dir);
+    run_build(dir, &wasm, false)?;
+    Ok(vec![Built { wasm, project: dir.join("package.json") }])
+}
+
+/// Builds the project's test harness (see [`crate::selftest`]) into `wasm`.
+pub(crate) fn build_tests_to(dir: &Path, wasm: &Path) -> Result<(), AuthorError> {
+    run_build(dir, wasm, true)
+}
+
+fn run_build(dir: &Path, wasm: &Path, tests: bool) -> Result<(), AuthorError> {
     let sdk = sdk_dir()?;
     sdk::installed_once(
         "the JavaScript SDK's build tools (esbuild, componentize-js)",
@@ -41,9 +52,10 @@ pub(crate) fn build(dir: &Path) -> Result<Vec<Built>, AuthorError> {
             sdk::run(install, "npm ci")
         },
     )?;
-    let wasm = sdk::output_path(dir);
     let mut command = Command::new("node");
-    command.arg(sdk.join("build.mjs")).arg(dir).arg("-o").arg(&wasm);
-    sdk::run(command, "node build.mjs")?;
-    Ok(vec![Built { wasm, project: dir.join("package.json") }])
+    command.arg(sdk.join("build.mjs")).arg(dir).arg("-o").arg(wasm);
+    if tests {
+        command.arg("--tests");
+    }
+    sdk::run(command, "node build.mjs")
 }

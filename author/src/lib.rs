@@ -1,5 +1,6 @@
 //! What a tool author's commands do: `toolcell new` creates a tool project ready to build,
-//! `toolcell build` compiles one into components.
+//! `toolcell build` compiles one into components, and `toolcell test` builds the project's
+//! test harness ([`selftest`]) to run its tests inside the component.
 //!
 //! Checking that a component loads as a tool is the runtime's job; the CLI does it after
 //! [`build`]. This crate only knows projects: their files and their toolchains.
@@ -10,6 +11,7 @@ mod javascript;
 mod python;
 mod rust;
 mod sdk;
+pub mod selftest;
 
 use std::path::{Path, PathBuf};
 

@@ -32,6 +32,15 @@ pub(crate) fn build(dir: &Path) -> Result<Vec<Built>, AuthorError> {
 
 /// Builds the project in `dir` into the component file `wasm`.
 pub(crate) fn build_to(dir: &Path, wasm: &Path) -> Result<(), AuthorError> {
+    run_build(dir, wasm, false)
+}
+
+/// Builds the project's test harness (see [`crate::selftest`]) into `wasm`.
+pub(crate) fn build_tests_to(dir: &Path, wasm: &Path) -> Result<(), AuthorError> {
+    run_build(dir, wasm, true)
+}
+
+fn run_build(dir: &Path, wasm: &Path, tests: bool) -> Result<(), AuthorError> {
     let sdk = sdk_dir()?;
     let venv = sdk.join(".build-venv");
     let python = if cfg!(windows) { venv.join("Scripts/python.exe") } else { venv.join("bin/python") };
@@ -46,6 +55,9 @@ pub(crate) fn build_to(dir: &Path, wasm: &Path) -> Result<(), AuthorError> {
     })?;
     let mut command = Command::new(&python);
     command.arg(sdk.join("build.py")).arg(dir).arg("-o").arg(wasm);
+    if tests {
+        command.arg("--tests");
+    }
     // The build imports the tool natively first; it leaves no __pycache__ in the project.
     command.env("PYTHONDONTWRITEBYTECODE", "1");
     sdk::run(command, "build.py")

@@ -6,6 +6,7 @@ use std::process::Stdio;
 
 use toolcell_guest_build::{TARGET, Toolchain, read_components};
 
+use crate::selftest::TestBinary;
 use crate::{AuthorError, Built};
 
 const CARGO_TOML: &str = include_str!("../templates/rust/Cargo.toml.template");
@@ -94,6 +95,47 @@ pub(crate) fn build(dir: &Path) -> Result<Vec<Built>, AuthorError> {
     Ok(built)
 }
 
+/// Builds the tests of the crate (or of every crate of the workspace) in `dir` for
+/// `wasm32-wasip2` (`cargo test --no-run`, the test profile as natively) and returns the test
+/// binaries of its own packages: `wasi:cli/command` components, run by libtest.
+pub(crate) fn build_tests(dir: &Path) -> Result<Vec<TestBinary>, AuthorError> {
+    let toolchain = Toolchain::detect(dir);
+    toolchain.ensure_target_installed().map_err(AuthorError::Toolchain)?;
+    let manifest = dir.join("Cargo.toml");
+    let mut command = toolchain.cargo();
+    // The tests call the tool's function with no host in front of it: the SDK checks the
+    // arguments and results as the host would, as it does natively.
+    command
+        .args(["test", "--no-run", "--target", TARGET, "--features", "toolcell-guest/host-checks"])
+        .args(["--message-format=json-render-diagnostics", "--manifest-path"])
+        .arg(&manifest)
+        .stdout(Stdio::piped());
+    let mut child = command.spawn().map_err(|source| AuthorError::Spawn { program: "cargo".to_owned(), source })?;
+    #[expect(clippy::expect_used, reason = "stdout is piped just above")]
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let binaries = read_test_binaries(BufReader::new(stdout), dir);
+    let status = child.wait().map_err(|source| AuthorError::Spawn { program: "cargo".to_owned(), source })?;
+    if !status.success() {
+        return Err(AuthorError::BuildFailed { program: "cargo test --no-run".to_owned(), status });
+    }
+    Ok(binaries)
+}
+
+/// The test executables among cargo's `compiler-artifact` messages, of packages under `dir`.
+fn read_test_binaries(messages: impl std::io::BufRead, dir: &Path) -> Vec<TestBinary> {
+    messages
+        .lines()
+        .map_while(Result::ok)
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(&line).ok())
+        .filter(|message| message["reason"] == "compiler-artifact" && message["profile"]["test"] == true)
+        .filter_map(|message| {
+            let manifest = PathBuf::from(message["manifest_path"].as_str()?);
+            let wasm = PathBuf::from(message["executable"].as_str()?);
+            manifest.starts_with(dir).then_some(TestBinary { manifest, wasm })
+        })
+        .collect()
+}
+
 fn pascal_case(snake: &str) -> String {
     snake
         .split('_')
@@ -131,6 +173,22 @@ mod tests {
         let manifest = &files.iter().find(|(path, _)| path.ends_with("Cargo.toml")).unwrap().1;
         assert!(manifest.contains("name = \"word-count\""));
         assert!(!manifest.contains("{{") && !lib.contains("{{"));
+    }
+
+    #[test]
+    fn the_test_binaries_are_the_projects_own_test_executables() {
+        let messages = [
+            r#"{"reason":"compiler-artifact","manifest_path":"/p/Cargo.toml","profile":{"test":true},"executable":"/t/deps/p-1.wasm"}"#,
+            r#"{"reason":"compiler-artifact","manifest_path":"/p/Cargo.toml","profile":{"test":false},"executable":null}"#,
+            r#"{"reason":"compiler-artifact","manifest_path":"/registry/serde/Cargo.toml","profile":{"test":true},"executable":"/t/x.wasm"}"#,
+            r#"{"reason":"build-finished","success":true}"#,
+            "not json",
+        ]
+        .join("\n");
+        let binaries = read_test_binaries(messages.as_bytes(), Path::new("/p"));
+        assert_eq!(binaries.len(), 1);
+        assert_eq!(binaries[0].wasm, PathBuf::from("/t/deps/p-1.wasm"));
+        assert_eq!(binaries[0].manifest, PathBuf::from("/p/Cargo.toml"));
     }
 
     #[test]

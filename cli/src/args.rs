@@ -128,6 +128,17 @@ pub(crate) enum Command {
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
     },
+    /// Run a tool project's own tests inside its component: Python's test*.py and
+    /// JavaScript's *.test.js files are built with the tool into a test component, Rust's
+    /// tests into wasm32-wasip2 test binaries; each test runs in a fresh instance under the
+    /// tool's limits and the grants of the tools folder's toolcell.toml (--tools-dir, else
+    /// PATH/tools) and --policy, as a call of the tool would. Exit code 0 when every test
+    /// passed, 1 when not.
+    Test {
+        /// The project's folder.
+        #[arg(value_name = "PATH", default_value = ".")]
+        path: PathBuf,
+    },
     /// Write the eight built-in tools (NAME.wasm) and their policy (toolcell.toml) into DIR:
     /// to serve them from a folder with your own, change their policy, or ship them.
     ExportBuiltins {

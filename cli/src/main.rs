@@ -26,7 +26,7 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 use crate::args::{Cli, Command};
-use crate::commands::{author, check, client_config, export, invoke, list, respond, schema, serve, warm};
+use crate::commands::{author, check, client_config, export, invoke, list, respond, schema, serve, test, warm};
 use crate::load::{Source, default_cache_dir};
 use toolcell_runtime::Policy;
 
@@ -161,6 +161,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::New { name, path, lang } => author::new_tool(&name, path, lang.into()),
         Command::Build { path, out } => author::build(source, &path, out).await,
+        Command::Test { path } => test::test(source, &path).await,
         Command::Completions { shell } => {
             let mut command = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut command, "toolcell", &mut std::io::stdout());

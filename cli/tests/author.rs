@@ -68,6 +68,7 @@ fn invoke(dir: &Path, tools: &str, tool: &str, arguments: &str, code: i32) -> Va
 fn a_new_tool_passes_its_tests_builds_and_answers_its_first_call() {
     let dir = scratch("new");
     let created = run(toolcell(&dir).args(["new", "word_count"]), 0);
+    assert!(created.contains("  toolcell test    # run the same tests inside the component"), "{created}");
     assert!(
         created.contains("toolcell --tools-dir tools invoke word_count '{\"text\": \"one two three\"}'"),
         "{created}"
@@ -105,7 +106,53 @@ fn a_new_tool_passes_its_tests_builds_and_answers_its_first_call() {
     // The tool's own refusal is the model's to fix.
     let output = invoke(&crate_dir, "tools", "word_count", r#"{"text": "   "}"#, 1);
     assert_eq!(output["error"]["kind"], "rejected_arguments", "{output}");
+
+    // The same tests inside the component; then two that pass natively and not there.
+    let (code, output) = toolcell_test(&crate_dir);
+    assert_eq!(code, 0, "{output}");
+    assert!(output.contains("\n3 passed, 0 failed\n"), "{output}");
+    let mut lib = std::fs::OpenOptions::new().append(true).open(crate_dir.join("src/lib.rs")).unwrap();
+    std::io::Write::write_all(&mut lib, RUST_SANDBOX_TESTS.as_bytes()).unwrap();
+    let tests = cargo_test(&crate_dir);
+    assert!(tests.contains("test result: ok. 6 passed"), "natively: {tests}");
+    let (code, output) = toolcell_test(&crate_dir);
+    assert_eq!(code, 1, "{output}");
+    for words in [
+        "FAIL  sandbox_tests::spawns_a_thread\n      panicked: failed to spawn thread",
+        "hint: the component lacks what a native run has: wasm32-wasip2 has no threads",
+        "FAIL  sandbox_tests::reads_its_manifest\n      panicked: ",
+        "No such file or directory",
+        "FAIL  sandbox_tests::fills_100_mib\n      the test was stopped (memory_limit)",
+        "3 passed, 3 failed",
+    ] {
+        assert!(output.contains(words), "{words:?} in:\n{output}");
+    }
 }
+
+/// Tests that pass natively and fail in a Rust tool's component: a thread, a host file, more
+/// memory than the tool's limit (64 MiB).
+const RUST_SANDBOX_TESTS: &str = r#"
+#[cfg(test)]
+mod sandbox_tests {
+    #[test]
+    fn spawns_a_thread() {
+        let handle = std::thread::spawn(|| 2 + 2);
+        assert_eq!(handle.join().unwrap(), 4);
+    }
+
+    #[test]
+    fn reads_its_manifest() {
+        let manifest = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")).unwrap();
+        assert!(manifest.contains("[package]"));
+    }
+
+    #[test]
+    fn fills_100_mib() {
+        let memory = vec![1_u8; 100 << 20];
+        assert_eq!(memory.iter().map(|&byte| usize::from(byte)).sum::<usize>(), 100 << 20);
+    }
+}
+"#;
 
 /// The book's chapter on writing a tool in Rust.
 fn rust_chapter() -> String {
@@ -179,9 +226,11 @@ fn new_refuses_a_name_no_tool_can_have_and_a_folder_in_use() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("already exists and is not empty"));
     assert_eq!(std::fs::read_dir(dir.join("taken")).unwrap().count(), 1, "nothing written beside it");
 
-    let output = toolcell(&dir).args(["build", "taken"]).output().unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("holds no tool project"));
+    for command in ["build", "test"] {
+        let output = toolcell(&dir).args([command, "taken"]).output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{command}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains("holds no tool project"), "{command}");
+    }
 }
 
 /// The ```rust blocks of the Markdown section under `heading` (up to the next `## `), one
@@ -208,9 +257,10 @@ fn rust_blocks(markdown: &str, heading: &str) -> String {
 /// `invoke` it printed; the template's optional parameter (`optional`, whose content must
 /// contain `expected`) inside the component, as its native test runs it; then the host's
 /// refusal of an empty text.
-fn new_project_in(lang: &str, name: &str, optional: &str, expected: &str) {
+fn new_project_in(lang: &str, name: &str, optional: &str, expected: &str) -> (PathBuf, String) {
     let dir = scratch(&format!("new-{lang}"));
     let created = run(toolcell(&dir).args(["new", name, "--lang", lang]), 0);
+    assert!(created.contains("  toolcell test    # run the same tests inside the component"), "{created}");
     let project = dir.join(name);
     let test_command = created
         .lines()
@@ -237,14 +287,108 @@ fn new_project_in(lang: &str, name: &str, optional: &str, expected: &str) {
     let output = invoke(&project, "tools", name, r#"{"text": ""}"#, 1);
     assert_eq!(output["error"]["kind"], "invalid_arguments", "{output}");
     assert!(output["content"].as_str().unwrap().contains("- /text: must not be empty"), "{output}");
+    (project, test_command.to_owned())
 }
+
+/// `toolcell test` in `project`: its exit code and stdout.
+fn toolcell_test(project: &Path) -> (i32, String) {
+    let output = toolcell(project).arg("test").output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    (output.status.code().unwrap(), format!("{stdout}\nstderr:\n{stderr}"))
+}
+
+/// The new project's own tests, run inside the component by `toolcell test`: the template's
+/// all pass; then with `additions` (text appended to files of the project, or new files) a test
+/// that passes natively, as `test_command` shows, fails there, saying what the component lacks.
+fn tests_inside_the_component(project: &Path, test_command: &str, additions: &[(&str, &str)], says: &[&str]) {
+    let (code, output) = toolcell_test(project);
+    assert_eq!(code, 0, "{output}");
+    assert!(output.contains("\n3 passed, 0 failed\n"), "{output}");
+    assert_eq!(output.matches("\nPASS  ").count(), 3, "{output}");
+
+    for (file, text) in additions {
+        let mut file = std::fs::OpenOptions::new().create(true).append(true).open(project.join(file)).unwrap();
+        std::io::Write::write_all(&mut file, text.as_bytes()).unwrap();
+    }
+    let native = Command::new("sh").args(["-c", test_command]).current_dir(project).output().unwrap();
+    assert!(native.status.success(), "natively: {}", String::from_utf8_lossy(&native.stderr));
+    let (code, output) = toolcell_test(project);
+    assert_eq!(code, 1, "{output}");
+    assert!(output.contains("\n3 passed, "), "{output}");
+    assert!(!output.contains(", 0 failed"), "{output}");
+    for words in says {
+        assert!(output.contains(words), "{words:?} in:\n{output}");
+    }
+    assert!(output.contains("hint: the component lacks what a native run has"), "{output}");
+}
+
+/// A function of the tool that imports the standard library during a call: natively fine.
+const PYTHON_LAZY_IMPORT: &str = r#"
+
+def median(values):
+    import statistics
+
+    return statistics.median(values)
+"#;
+
+/// Tests that pass natively and fail in a Python component: the tool's import during a call
+/// (the test module's own import of the same module must not hide that), and a host file
+/// read without a grant.
+const PYTHON_SANDBOX_TEST: &str = r#"import os
+import statistics
+import unittest
+
+from word_stats import median
+
+
+class SandboxTest(unittest.TestCase):
+    def test_a_lazy_import(self):
+        self.assertEqual(median([1, 3]), statistics.median([1, 3]))
+
+    def test_a_host_file(self):
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "pyproject.toml")) as file:
+            self.assertIn("[tool.toolcell]", file.read())
+"#;
 
 #[test]
 fn a_new_python_tool_passes_its_tests_builds_and_answers_its_first_call() {
-    new_project_in("python", "word_stats", r#"{"text": "b a b", "top_words": 1}"#, r#""most_common":["b"]"#);
+    let (project, test_command) =
+        new_project_in("python", "word_stats", r#"{"text": "b a b", "top_words": 1}"#, r#""most_common":["b"]"#);
+    tests_inside_the_component(
+        &project,
+        &test_command,
+        &[("word_stats.py", PYTHON_LAZY_IMPORT), ("test_sandbox.py", PYTHON_SANDBOX_TEST)],
+        &[
+            "FAIL  test_sandbox.SandboxTest.test_a_lazy_import\n      ModuleNotFoundError: No module named 'statistics'",
+            "FAIL  test_sandbox.SandboxTest.test_a_host_file\n      FileNotFoundError: [Errno 44]",
+            "3 passed, 2 failed",
+        ],
+    );
 }
+
+/// A test that passes in Node (which has ICU) and fails in the component's engine.
+const JAVASCRIPT_SANDBOX_TEST: &str = r#"import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+
+describe("for people", () => {
+  it("formats a count", () => {
+    assert.equal(new Intl.NumberFormat("en").format(1234), "1,234");
+  });
+});
+"#;
 
 #[test]
 fn a_new_javascript_tool_passes_its_tests_builds_and_answers_its_first_call() {
-    new_project_in("js", "word-stats", r#"{"text": "a\nb\n", "unit": "lines"}"#, "2");
+    let (project, test_command) = new_project_in("js", "word-stats", r#"{"text": "a\nb\n", "unit": "lines"}"#, "2");
+    tests_inside_the_component(
+        &project,
+        &test_command,
+        &[("sandbox.test.js", JAVASCRIPT_SANDBOX_TEST)],
+        &[
+            "FAIL  sandbox.test.js: for people > formats a count\n      ReferenceError: Intl is not defined",
+            "the engine has no ICU",
+            "3 passed, 1 failed",
+        ],
+    );
 }

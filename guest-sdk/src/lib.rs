@@ -34,7 +34,7 @@
 mod calls;
 mod context;
 mod error;
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(any(not(target_arch = "wasm32"), feature = "host-checks"))]
 mod native;
 mod schema;
 
@@ -261,9 +261,10 @@ pub mod __private {
     ///
     /// In a component, the host has already validated the arguments against the schema, so
     /// a failure here means the tool was called by something other than a toolcell host.
-    /// Natively (a tool's tests), they are validated here first, as the host would.
+    /// Natively (a tool's tests), and in the component of its tests (`host-checks`), they are
+    /// validated here first, as the host would.
     pub fn parse_arguments<T: Tool + 'static, A: serde::de::DeserializeOwned>(arguments: &str) -> Result<A, ToolError> {
-        #[cfg(not(target_arch = "wasm32"))]
+        #[cfg(any(not(target_arch = "wasm32"), feature = "host-checks"))]
         crate::native::check_arguments::<T>(arguments)?;
         serde_json::from_str(arguments)
             .map_err(|err| ToolError::invalid_arguments(format!("the arguments do not match the schema: {err}")))
@@ -276,7 +277,7 @@ pub mod __private {
         let output = value
             .to_json()
             .map_err(|err| ToolError::failed(format!("the tool's result could not be serialized as JSON: {err}")))?;
-        #[cfg(not(target_arch = "wasm32"))]
+        #[cfg(any(not(target_arch = "wasm32"), feature = "host-checks"))]
         crate::native::check_output::<T>(&output)?;
         Ok(output)
     }

@@ -45,7 +45,7 @@
 //! [`tool`] (definitions, calls, outputs, errors), [`limits`] (per call and per runtime),
 //! [`policy`] (grants and secrets), [`load`] (what loading reports), [`formats`] (model
 //! providers' shapes), [`toolset`] (a runtime as one agent run sees it), [`metrics`] and
-//! [`trace`].
+//! [`trace`]; [`command`] runs a `wasi:cli/command` (a test binary) in a tool's sandbox.
 
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 #![deny(unsafe_code)]
@@ -58,6 +58,7 @@ mod redact;
 mod runtime;
 mod sandbox;
 
+pub mod command;
 pub mod formats;
 pub mod load;
 pub mod loading;

@@ -38,6 +38,11 @@ impl Runtime {
         Self { runner }
     }
 
+    /// The version of the tools and the host its calls run on.
+    pub(crate) fn runner(&self) -> &Runner {
+        &self.runner
+    }
+
     /// Loads the tools again from the same folders, files and bytes, with the policy files
     /// read again, as a new version of this runtime. The policy files and the components are
     /// read as one snapshot (the policy files again after the components, until they agree),

@@ -1,11 +1,15 @@
 #!/usr/bin/env node
 // Builds a JS tool project into a toolcell component:
 //
-//   node build.mjs PROJECT_DIR -o OUT.wasm
+//   node build.mjs PROJECT_DIR -o OUT.wasm [--tests]
 //
 // 1. bundles the SDK's component glue with the project's main module (esbuild);
 // 2. loads the bundle in Node once, to check the tool's definition and read what it requests;
 // 3. componentizes it against wit/tool.wit, world `tool` (componentize-js, Wizer).
+//
+// With --tests it builds the project's test harness instead (what `toolcell test` runs): the tool
+// as its own build makes it, plus the project's test files, run one by one inside the component
+// (src/selftest/).
 //
 // Prints one line on success. On failure prints one paragraph on stderr and exits 1 (the
 // project is at fault) or 2 (usage, or the build tools are not installed: `npm ci` here).
@@ -16,19 +20,21 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { BuildError, paragraph } from "./builder/errors.js";
 import { readProject } from "./builder/project.js";
-import { bundle } from "./builder/bundle.js";
+import { bundle, bundleTests, testFiles } from "./builder/bundle.js";
 import { componentizeBundle } from "./builder/componentize.js";
 
 const SDK_DIR = dirname(fileURLToPath(import.meta.url));
-const USAGE = "usage: node build.mjs PROJECT_DIR -o OUT.wasm";
+const USAGE = "usage: node build.mjs PROJECT_DIR -o OUT.wasm [--tests]";
 
 function parseArguments(argv) {
   let project;
   let out;
+  let tests = false;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     if (arg === "-o" || arg === "--out") out = argv[++i];
     else if (arg.startsWith("--out=")) out = arg.slice("--out=".length);
+    else if (arg === "--tests") tests = true;
     else if (arg === "-h" || arg === "--help") {
       console.log(USAGE);
       process.exit(0);
@@ -40,7 +46,7 @@ function parseArguments(argv) {
   if (!existsSync(project) || !statSync(project).isDirectory()) {
     throw new BuildError(`${resolve(project)} is not a folder: give the folder of a JS tool project; ${USAGE}`, 2);
   }
-  return { project, out: resolve(out) };
+  return { project, out: resolve(out), tests };
 }
 
 /** esbuild and componentize-js, from this SDK's own node_modules (pinned by package-lock.json). */
@@ -69,13 +75,21 @@ async function describe(bundlePath, project) {
 
 async function main() {
   const started = performance.now();
-  const { project: projectDir, out } = parseArguments(process.argv.slice(2));
+  const { project: projectDir, out, tests } = parseArguments(process.argv.slice(2));
   const { esbuild, componentize } = await buildTools();
   const project = readProject(projectDir);
   const work = mkdtempSync(join(tmpdir(), "toolcell-js-"));
   try {
     const bundlePath = join(work, "tool.bundle.js");
-    await bundle(esbuild, SDK_DIR, project, bundlePath);
+    if (tests) {
+      const files = testFiles(project.dir);
+      if (files.length === 0) {
+        throw new BuildError(`${project.dir} has no tests: write them in *.test.js files beside the tool's module`);
+      }
+      await bundleTests(esbuild, SDK_DIR, project, files, bundlePath);
+    } else {
+      await bundle(esbuild, SDK_DIR, project, bundlePath);
+    }
     const { metadata, capabilities } = await describe(bundlePath, project);
     const component = await componentizeBundle(componentize, bundlePath, join(SDK_DIR, "wit"), capabilities.httpHosts);
     mkdirSync(dirname(out), { recursive: true });

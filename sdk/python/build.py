@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Builds a Python tool project into a toolcell component (wasm32-wasip2, world `tool`).
 
-    python3 build.py PROJECT_DIR -o OUT.wasm
+    python3 build.py PROJECT_DIR -o OUT.wasm [--tests]
 
 PROJECT_DIR holds pyproject.toml with `[project] name, version` and `[tool.toolcell] module`,
 the module holding exactly one @tool function. Its dependencies may be vendored in
 PROJECT_DIR/vendor. Exit codes: 0 built; 1 the project or the build failed (the message says
 why); 2 usage error, or componentize-py is missing. Set TOOLCELL_COMPONENTIZE_PY to use a
 particular componentize-py executable.
+
+With --tests it builds the project's test harness instead (what `toolcell test` runs): the
+tool as its own build makes it, plus the project's `test*.py` modules, run one by one inside
+the component (toolcell_tool/selftest.py).
 """
 
 import argparse
@@ -37,6 +41,12 @@ from toolcell_tool import component
 
 WitWorld = component.exports(tool_module, version={version!r})
 '''
+# The test harness: the same entry, then the tests (toolcell_tool/selftest.py).
+HARNESS_ENTRY_TEMPLATE = ENTRY_TEMPLATE.replace(
+    "from toolcell_tool import component\n\nWitWorld = component.exports(tool_module, version={version!r})",
+    "from toolcell_tool import selftest\n\n"
+    "WitWorld = selftest.harness_exports(tool_module, version={version!r}, test_modules={tests!r})",
+)
 
 
 class BuildError(Exception):
@@ -49,6 +59,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description="Build a Python tool project into a toolcell component.")
     parser.add_argument("project", metavar="PROJECT_DIR", help="the folder holding pyproject.toml")
     parser.add_argument("-o", "--out", required=True, metavar="OUT.wasm", help="where to write the component")
+    parser.add_argument("--tests", action="store_true", help="build the test harness that `toolcell test` runs")
     args = parser.parse_args(argv)
     started = time.monotonic()
     try:
@@ -61,7 +72,10 @@ def main(argv=None):
         name, version, module = read_project(project_dir)
         tool = check_tool(project_dir, module, version)
         out = os.path.abspath(args.out)
-        run_componentize(componentize, project_dir, module, version, world(), out)
+        entry = ENTRY_TEMPLATE.format(module=module, version=version)
+        if args.tests:
+            entry = HARNESS_ENTRY_TEMPLATE.format(module=module, version=version, tests=test_modules(project_dir))
+        run_componentize(componentize, project_dir, module, entry, world(), out)
     except BuildError as err:
         print(f"error: {err}", file=sys.stderr)
         return err.code
@@ -133,12 +147,20 @@ def world():
     return "calling-tool" if "toolcell_tool.calls" in sys.modules else "tool"
 
 
-def run_componentize(componentize, project_dir, module, version, world, out):
+def test_modules(project_dir):
+    """The project's test modules, as `python3 -m unittest` finds them in its folder: `test*.py`."""
+    names = sorted(name[:-3] for name in os.listdir(project_dir) if name.startswith("test") and name.endswith(".py"))
+    if not names:
+        raise BuildError(f"{project_dir} has no tests: write them in test_*.py files beside the tool's module")
+    return names
+
+
+def run_componentize(componentize, project_dir, module, entry, world, out):
     with tempfile.TemporaryDirectory(prefix="toolcell-py-") as stage:
         # The stage holds the entry and the SDK package alone, so nothing else of the SDK's
         # folder (tests, examples) can shadow a module of the tool's.
         with open(os.path.join(stage, f"{ENTRY}.py"), "w", encoding="utf-8") as file:
-            file.write(ENTRY_TEMPLATE.format(module=module, version=version))
+            file.write(entry)
         shutil.copytree(
             os.path.join(SDK, "toolcell_tool"),
             os.path.join(stage, "toolcell_tool"),

@@ -6,6 +6,7 @@ mod announce;
 mod cancellation;
 mod capabilities;
 mod code_mode;
+mod commands;
 mod common;
 mod containment;
 mod errors;

@@ -22,6 +22,7 @@ pub(crate) fn new_tool(
     }
     out!("next, in {}:", dir.display());
     out!("  {}    # run its tests natively", created.test_command);
+    out!("  toolcell test    # run the same tests inside the component, as the tool will run");
     out!("  toolcell build    # compile it into tools/{name}.wasm (the first build takes a minute or two)");
     out!("  toolcell --tools-dir tools invoke {name} {}", shell_quote(&created.example_arguments));
     Ok(ExitCode::SUCCESS)

@@ -9,4 +9,5 @@ pub(crate) mod list;
 pub(crate) mod respond;
 pub(crate) mod schema;
 pub(crate) mod serve;
+pub(crate) mod test;
 pub(crate) mod warm;

@@ -31,7 +31,7 @@ pub(super) fn classify(
         Ok(Returned::Invoke(Err(ToolError::Failed(failure)))) => {
             Err(CallError::ToolFailed { message: failure.message, retryable: failure.retryable })
         }
-        Ok(Returned::Metadata(_) | Returned::Capabilities(_) | Returned::Annotations(_)) => {
+        Ok(Returned::Metadata(_) | Returned::Capabilities(_) | Returned::Annotations(_) | Returned::Exited(_)) => {
             Err(CallError::Internal { message: "the wrong export was called".into() })
         }
         Err(error) => Err(error),

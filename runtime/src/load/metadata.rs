@@ -174,7 +174,7 @@ async fn call_once(engine: &Engine, source: &str, limits: &Limits, export: Expor
     let name = match export {
         Export::Capabilities(_) => "capabilities",
         Export::Annotations(_) => "annotations",
-        Export::Metadata(_) | Export::Invoke { .. } => "metadata",
+        Export::Metadata(_) | Export::Invoke { .. } | Export::Run { .. } => "metadata",
     };
     let execution =
         execute(engine, limits, &Access::default(), &Network::default(), NestedCalls::Loading, export, None).await;

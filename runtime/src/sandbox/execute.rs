@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use wasmtime::component::ResourceTableError;
 use wasmtime::{Engine, PoolConcurrencyLimitError, Store, Trap, UpdateDeadline};
+use wasmtime_wasi::p2::bindings::CommandPre;
 use wasmtime_wasi_http::FieldMapError;
 
 use crate::bindings::annotations::{AnnotationsExportPre, ToolAnnotations};
@@ -20,7 +21,7 @@ use crate::sandbox::files::Bound;
 use crate::sandbox::http::HttpEvents;
 use crate::sandbox::link::HttpNotGranted;
 use crate::sandbox::nested::NestedCalls;
-use crate::sandbox::{MAX_HEADER_FIELDS_BYTES, MAX_RESOURCE_HANDLES, Network, Sandbox};
+use crate::sandbox::{Given, MAX_HEADER_FIELDS_BYTES, MAX_RESOURCE_HANDLES, Network, Sandbox};
 use crate::tool::error::{CallError, CrashReason};
 use crate::tool::io::Diagnostics;
 use crate::tool::io::StdoutLines;
@@ -41,6 +42,11 @@ pub(crate) enum Export<'a> {
         /// Where its stdout goes, a line at a time, while it runs.
         stdout_lines: Option<&'a StdoutLines>,
     },
+    /// A `wasi:cli/command`'s `run`, with its command line (see [`crate::command`]).
+    Run {
+        pre: &'a CommandPre<Sandbox>,
+        args: &'a [String],
+    },
 }
 
 /// What the export returned.
@@ -49,6 +55,9 @@ pub(crate) enum Returned {
     Capabilities(CapabilityRequest),
     Annotations(ToolAnnotations),
     Invoke(Result<String, ToolError>),
+    /// A command's exit status: 0 when `run` returned `ok`, 1 for `err`, else what `exit`
+    /// carried (in WASI 0.2, 0 or 1).
+    Exited(i32),
 }
 
 /// How one run ended, and what it used.
@@ -97,13 +106,14 @@ pub(crate) async fn execute(
     let deadline = deadline_after(limits.timeout);
     let redactor = match &export {
         Export::Invoke { redactor, .. } => redactor,
-        Export::Metadata(_) | Export::Capabilities(_) | Export::Annotations(_) => &access.redactor,
+        Export::Metadata(_) | Export::Capabilities(_) | Export::Annotations(_) | Export::Run { .. } => &access.redactor,
     };
-    let stdout_lines = match &export {
-        Export::Invoke { stdout_lines, .. } => *stdout_lines,
-        Export::Metadata(_) | Export::Capabilities(_) | Export::Annotations(_) => None,
+    let given = match &export {
+        Export::Invoke { stdout_lines, .. } => Given { args: &[], stdout_lines: *stdout_lines },
+        Export::Run { args, .. } => Given { args, stdout_lines: None },
+        Export::Metadata(_) | Export::Capabilities(_) | Export::Annotations(_) => Given::default(),
     };
-    let sandbox = match Sandbox::new(limits, access, redactor, network, calls, deadline, stdout_lines) {
+    let sandbox = match Sandbox::new(limits, access, redactor, network, calls, deadline, given) {
         Ok(sandbox) => sandbox,
         Err(detail) => {
             let error = CallError::Internal { message: "a directory granted to the tool is unavailable".into() };
@@ -220,6 +230,18 @@ async fn run(store: &mut Store<Sandbox>, export: Export<'_>) -> Result<Returned,
         Export::Invoke { pre, arguments, context, .. } => {
             let tool = pre.instantiate_async(&mut *store).await.map_err(instantiated)?;
             tool.call_invoke(&mut *store, arguments, context).await.map(Returned::Invoke).map_err(called)
+        }
+        Export::Run { pre, .. } => {
+            let command = pre.instantiate_async(&mut *store).await.map_err(instantiated)?;
+            match command.wasi_cli_run().call_run(&mut *store).await {
+                Ok(Ok(())) => Ok(Returned::Exited(0)),
+                Ok(Err(())) => Ok(Returned::Exited(1)),
+                // For a command, exiting is how it ends, not a crash.
+                Err(error) => match error.downcast_ref::<wasmtime_wasi::I32Exit>() {
+                    Some(exit) => Ok(Returned::Exited(exit.0)),
+                    None => Err(called(error)),
+                },
+            }
         }
     }
 }

@@ -55,6 +55,15 @@ pub(crate) struct Network {
     pub(crate) file_slots: FileSlots,
 }
 
+/// What a run is given beyond its tool's grants.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Given<'a> {
+    /// The command line of a `wasi:cli` command ([`crate::command`]); empty for a tool's exports.
+    pub(crate) args: &'a [String],
+    /// Where a call's stdout goes, a line at a time, while it runs.
+    pub(crate) stdout_lines: Option<&'a StdoutLines>,
+}
+
 /// The store data of one call.
 pub(crate) struct Sandbox {
     wasi: WasiCtx,
@@ -73,6 +82,9 @@ pub(crate) struct Sandbox {
 }
 
 impl Sandbox {
+    /// `given` is what the run gets beyond its grants: its command line (empty for a tool's
+    /// exports) and where its stdout goes while it runs.
+    ///
     /// # Errors
     /// When a granted directory can no longer be opened.
     pub(crate) fn new(
@@ -82,10 +94,10 @@ impl Sandbox {
         network: &Network,
         calls: NestedCalls,
         deadline: Instant,
-        stdout_lines: Option<&StdoutLines>,
+        given: Given<'_>,
     ) -> Result<Self, String> {
         let stdout = CapturedOutput::new(limits.max_stdio_bytes);
-        if let Some(sink) = stdout_lines {
+        if let Some(sink) = given.stdout_lines {
             stdout.forward_lines(LineForwarder::new(sink.clone(), redactor.clone()));
         }
         let stderr = CapturedOutput::new(limits.max_stdio_bytes);
@@ -98,6 +110,8 @@ impl Sandbox {
             .allow_tcp(false)
             .allow_udp(false)
             .allow_ip_name_lookup(false);
+        // A tool's exports get none; a command (a test binary) its command line.
+        wasi.args(given.args);
         for (name, value) in &access.env {
             wasi.env(name, value);
         }
