@@ -26,9 +26,10 @@ function projectPlugin(project) {
   };
 }
 
+/** Bundles into `outfile`; gives back the modules it read, relative to the project's folder. */
 export async function bundle(esbuild, sdkDir, project, outfile) {
   try {
-    await esbuild.build({
+    const { metafile } = await esbuild.build({
       entryPoints: [join(sdkDir, "src", "component.js")],
       outfile,
       bundle: true,
@@ -41,7 +42,9 @@ export async function bundle(esbuild, sdkDir, project, outfile) {
       absWorkingDir: project.dir,
       logLevel: "silent",
       legalComments: "none",
+      metafile: true,
     });
+    return Object.keys(metafile.inputs);
   } catch (error) {
     const messages = (error.errors ?? []).slice(0, 3).map(({ text, location }) => {
       const where = location ? `${location.file}:${location.line}:${location.column + 1}: ` : "";
