@@ -775,6 +775,55 @@ fn your_tools_are_served_beside_the_builtins_and_a_file_of_the_same_name_replace
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Attack: a symlink planted at the name the export writes through (`.NAME.partial`),
+/// pointing outside the folder, must not be written through: the file it points to stays as
+/// it was, and the tool lands in the folder as a file of its own.
+#[cfg(unix)]
+#[test]
+fn export_builtins_never_writes_through_a_planted_partial_symlink() {
+    let root = fresh_dir("export-symlink");
+    let dir = root.join("tools");
+    std::fs::create_dir_all(&dir).unwrap();
+    let outside = root.join("outside.txt");
+    std::fs::write(&outside, "precious\n").unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join(".calculator.wasm.partial")).unwrap();
+    // A dangling one, whose target the write would create.
+    let created = root.join("created-by-the-export");
+    std::os::unix::fs::symlink(&created, dir.join(".toolcell.toml.partial")).unwrap();
+    // And a stale regular file from an export killed midway.
+    std::fs::write(dir.join(".regex.wasm.partial"), "half a component").unwrap();
+
+    let output = toolcell().arg("export-builtins").arg(&dir).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious\n", "the symlink's target is untouched");
+    assert!(!created.exists(), "nothing was created through the dangling symlink");
+    let calculator = std::fs::symlink_metadata(dir.join("calculator.wasm")).unwrap();
+    assert!(calculator.is_file(), "a file of its own, not a link");
+    let (_, bytes) = toolcell_tools::ALL.iter().find(|(file, _)| *file == "calculator.wasm").unwrap();
+    assert_eq!(&std::fs::read(dir.join("calculator.wasm")).unwrap(), bytes);
+    assert_eq!(std::fs::read_to_string(dir.join("toolcell.toml")).unwrap(), toolcell_tools::POLICY);
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "the planted links and the stale file are gone: {leftovers:?}");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// A folder in the way of a partial file is not removed: the export says what to do.
+#[test]
+fn export_builtins_refuses_a_folder_at_a_partial_name() {
+    let dir = fresh_dir("export-blocked").join("tools");
+    std::fs::create_dir_all(dir.join(".python.wasm.partial")).unwrap();
+    let output = toolcell().arg("export-builtins").arg(&dir).output().unwrap();
+    assert!(!output.status.success());
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains(".python.wasm.partial is in the way and is not a file: remove it"), "{said}");
+    assert!(dir.join(".python.wasm.partial").is_dir());
+    std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
+}
+
 #[test]
 fn export_builtins_writes_a_tools_folder_that_serves_the_same_tools() {
     let dir = fresh_dir("export").join("tools");

@@ -134,12 +134,14 @@ impl<'s> Explainer<'s> {
             [only] => self.describe_branch(at, only, depth + 1),
             many if many.iter().all(|branch| is_value_mismatch(branch, at)) => {
                 let allowed = allowed_values(many.iter().flat_map(|branch| branch.iter()));
-                let message = messages::not_allowed_message(error.instance(), &allowed, &types_of(&mismatched));
+                let described = self.described_constants(many.iter().flat_map(|branch| branch.iter()));
+                let message =
+                    messages::not_allowed_message(error.instance(), &allowed, &types_of(&mismatched), &described);
                 self.push(at, message);
             }
             many => match common_tag(many) {
                 Some((tag, allowed)) => {
-                    let message = messages::not_allowed_message(tag.instance(), &allowed, &[]);
+                    let message = messages::not_allowed_message(tag.instance(), &allowed, &[], &[]);
                     self.push(tag.instance_path().as_str(), message);
                 }
                 None => self.describe_branch(at, best_branch(many), depth + 1),
@@ -198,6 +200,24 @@ impl<'s> Explainer<'s> {
     fn contains_message(&self, error: &ValidationError<'_>) -> String {
         let wanted = self.keyword_parent(error).and_then(|parent| parent.child("contains"));
         messages::contains_message(wanted.and_then(|wanted| messages::accepted(wanted, 0)))
+    }
+
+    /// The string constants the errors missed, each with its schema's description where it
+    /// has one (`oneOf: [{const: "kilometer", description: "kilometer (km)"}, …]`).
+    fn described_constants<'e>(
+        &self,
+        errors: impl IntoIterator<Item = &'e ValidationError<'static>>,
+    ) -> Vec<(&'e str, &'s str)> {
+        let mut described = Vec::new();
+        for error in errors.into_iter().take(MAX_VALUES_KEPT) {
+            let ValidationErrorKind::Constant { expected_value } = error.kind() else { continue };
+            let Some(value) = expected_value.as_str() else { continue };
+            let description = self.keyword_parent(error).and_then(|parent| parent.get("description"));
+            if let Some(description) = description.and_then(Value::as_str) {
+                described.push((value, description));
+            }
+        }
+        described
     }
 
     /// The schema object holding the keyword an error is about.

@@ -166,6 +166,30 @@ fn a_long_const_enum_shows_the_nearest_values_or_the_first_ones() {
 }
 
 #[test]
+fn a_unit_symbol_points_to_the_unit_it_stands_for() {
+    // Models write `km` and `mi`; the values are names. The symbol is in each value's
+    // description (`kilometer (km)`), so the message can name the value it stands for.
+    let found = check(&unit_convert(), &json!({"value": 1, "from": "km", "to": "MI"}));
+    assert_contains(
+        &message_at(&found, "/from"),
+        &["`km` is not one of the 61 allowed values; it is the symbol of `kilometer`: give `kilometer` instead"],
+    );
+    assert_contains(
+        &message_at(&found, "/to"),
+        &["`MI` is not one of the 61 allowed values; it is the symbol of `mile`"],
+    );
+    // A misspelt name is still a misspelt name, and plurals find their unit.
+    for (given, meant) in [("kilometers", "kilometer"), ("miles", "mile"), ("KILOMETER", "kilometer")] {
+        let found = check(&unit_convert(), &json!({"value": 1, "from": given, "to": "mile"}));
+        assert_contains(&message_at(&found, "/from"), &[&format!("did you mean `{meant}`?")]);
+    }
+    // `MB` is megabyte, exactly; `Mbit` megabit; `mb` only one of them ignoring case.
+    let found = check(&unit_convert(), &json!({"value": 1, "from": "Mbit", "to": "mb"}));
+    assert_contains(&message_at(&found, "/from"), &["the symbol of `megabit`"]);
+    assert_contains(&message_at(&found, "/to"), &["the symbol of `megabyte`"]);
+}
+
+#[test]
 fn an_optional_const_enum_is_explained_through_null() {
     let found = check(&datetime(), &json!({"operation": "difference", "largest_unit": "year"}));
     assert_contains(&message_at(&found, "/largest_unit"), &["did you mean `years`?", "Allowed: years, months"]);

@@ -4,6 +4,7 @@
 //   node build.mjs PROJECT_DIR -o OUT.wasm [--tests]
 //
 // 1. bundles the SDK's component glue with the project's main module (esbuild);
+//    It warns about what works in Node but not in the engine (`Intl`, `\p{…}`: builder/engine.js);
 // 2. loads the bundle in Node once, to check the tool's definition and read what it requests;
 // 3. componentizes it against wit/tool.wit, world `tool` (componentize-js, Wizer).
 //
@@ -14,7 +15,7 @@
 // Prints one line on success. On failure prints one paragraph on stderr and exits 1 (the
 // project is at fault) or 2 (usage, or the build tools are not installed: `npm ci` here).
 
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -22,6 +23,7 @@ import { BuildError, paragraph } from "./builder/errors.js";
 import { readProject } from "./builder/project.js";
 import { bundle, bundleTests, testFiles } from "./builder/bundle.js";
 import { componentizeBundle } from "./builder/componentize.js";
+import { engineWarnings, projectSources } from "./builder/engine.js";
 
 const SDK_DIR = dirname(fileURLToPath(import.meta.url));
 const USAGE = "usage: node build.mjs PROJECT_DIR -o OUT.wasm [--tests]";
@@ -88,7 +90,10 @@ async function main() {
       }
       await bundleTests(esbuild, SDK_DIR, project, files, bundlePath);
     } else {
-      await bundle(esbuild, SDK_DIR, project, bundlePath);
+      const inputs = await bundle(esbuild, SDK_DIR, project, bundlePath);
+      // Warnings, not errors: the construct may sit on a path no call takes.
+      const sources = await projectSources(esbuild, inputs, project.dir, (path) => readFileSync(path, "utf8"));
+      for (const warning of engineWarnings(sources)) console.error(`toolcell-tool build: warning: ${warning}`);
     }
     const { metadata, capabilities } = await describe(bundlePath, project);
     const component = await componentizeBundle(componentize, bundlePath, join(SDK_DIR, "wit"), capabilities.httpHosts);

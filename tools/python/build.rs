@@ -7,6 +7,9 @@
 //! `prebuilt/` (see `.ci/package`), and copies it.
 
 use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use toolcell_guest_build::progress::{Progress, elapsed};
 
 /// The project's files, besides the SDK's, that the component is built from.
 const SOURCES: [&str; 4] = ["pyproject.toml", "python_tool.py", "_toolcell_runner.py", "_toolcell_tools.py"];
@@ -24,6 +27,13 @@ fn main() {
 }
 
 fn build(project: &Path, wasm: &Path) {
+    // Tens of seconds, and a minute more the first time: say so while it runs.
+    let mut progress = Progress::to_cargo();
+    progress.status(
+        "Building",
+        "the `python` tool: CPython as a component, with componentize-py (installed from PyPI the first time)",
+    );
+    let started = Instant::now();
     let inputs = toolcell_author::build_python_to(project, wasm).unwrap_or_else(|err| {
         panic!(
             "building the `python` tool from {} failed: {err}. It needs Python 3.11+ (`python3`) and, the first \
@@ -31,6 +41,7 @@ fn build(project: &Path, wasm: &Path) {
             project.display()
         )
     });
+    progress.status("Finished", &format!("the `python` tool in {}", elapsed(started.elapsed())));
     for file in SOURCES {
         println!("cargo::rerun-if-changed={}", project.join(file).display());
     }

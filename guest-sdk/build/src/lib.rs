@@ -8,6 +8,7 @@
 
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod progress;
 mod section;
 
 pub use section::{METADATA_SECTION, metadata_section, with_metadata_section};
@@ -18,7 +19,11 @@ use std::ffi::{OsStr, OsString};
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{ChildStderr, Command, Stdio};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use progress::Progress;
 
 /// Names the folder the guests are built in, overriding `<outer target dir>/wasm-guests`.
 pub const GUEST_TARGET_DIR_VAR: &str = "TOOLCELL_GUEST_TARGET_DIR";
@@ -123,14 +128,29 @@ impl GuestBuild {
             command.arg("--bins");
         }
 
+        command.stderr(Stdio::piped());
+
+        let started = Instant::now();
         let mut child =
             command.spawn().unwrap_or_else(|err| panic!("could not run cargo for the {TARGET} guests: {err}"));
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let what = format!("the components of {} for {TARGET}", env::var("CARGO_PKG_NAME").unwrap_or_default());
+        let shown = show_progress(stderr, Progress::to_cargo(), what.clone(), &target_dir);
         let stdout = child.stdout.take().expect("stdout is piped");
         let built: Vec<(String, PathBuf)> = read_components(BufReader::new(stdout))
             .into_iter()
             .map(|component| (component.target_name, component.wasm))
             .collect();
         let status = child.wait().expect("cargo ran");
+        if let Ok(Some(mut progress)) = shown.join() {
+            let mut names: Vec<String> = built.iter().map(|(name, _)| rename(name)).collect();
+            names.sort();
+            let finished = progress::elapsed(started.elapsed());
+            match status.success() {
+                true => progress.status("Finished", &format!("{what} in {finished}: {}", names.join(", "))),
+                false => progress.status("Failed", &format!("{what} after {finished}; its errors follow")),
+            }
+        }
         if !status.success() {
             panic!(
                 "building the {TARGET} guests failed (see the errors above). \
@@ -161,6 +181,39 @@ impl GuestBuild {
         artifacts.sort_by(|a, b| a.target_name.cmp(&b.target_name));
         artifacts
     }
+}
+
+/// Copies the nested cargo's stderr to this build script's own (which cargo shows when the
+/// build fails) and, live, its status lines (`Compiling serde v1.0.229`) with a first line
+/// that says what is being built. A build with nothing to compile shows nothing. Gives back
+/// the progress when it showed something, for the closing line.
+fn show_progress(
+    stderr: ChildStderr,
+    mut progress: Progress,
+    what: String,
+    target_dir: &Path,
+) -> JoinHandle<Option<Progress>> {
+    let target_dir = target_dir.display().to_string();
+    std::thread::spawn(move || {
+        let mut started = false;
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            eprintln!("{line}");
+            let Some((verb, rest)) = progress::status_line(&line) else { continue };
+            if verb == "Finished" {
+                continue;
+            }
+            if !started {
+                started = true;
+                progress.status(
+                    "Building",
+                    &format!("{what}: a nested `cargo build --release` into {target_dir} (minutes the first time)"),
+                );
+            }
+            progress.status(verb, &format!("{rest} [{TARGET}]"));
+        }
+        started.then_some(progress)
+    })
 }
 
 /// A `.wasm` file a cargo build produced.
@@ -290,6 +343,7 @@ impl Toolchain {
         }
         // rust-toolchain.toml names the target, but rustup does not add a missing target to
         // an already-installed toolchain; add it once.
+        Progress::to_cargo().status("Installing", &format!("the {TARGET} target with rustup (once)"));
         let rustup = self.rustup.clone().unwrap_or_else(|| "rustup".into());
         let added = self.command(&rustup).args(["target", "add", TARGET]).status().is_ok_and(|status| status.success());
         if !added || !self.target_installed() {

@@ -14,7 +14,10 @@ pub(crate) use accepted::{accepted, summary};
 use accepted::{format_words, null_last, type_words};
 
 use crate::view::View;
-use crate::words::{closest, code, count_of, described, join_or, listed, nearest, shown, subject, them};
+use crate::words::{
+    closest, code, count_of, described, join_or, listed, nearest, shown, subject, symbol_owner,
+    symbol_owner_ignoring_case, them,
+};
 
 /// Enums this long are listed in full; longer ones show the values nearest the given one.
 const MAX_LISTED_VALUES: usize = 12;
@@ -73,24 +76,47 @@ pub(crate) fn expected_message(types: &[JsonType], schema: Option<View<'_>>, giv
 }
 
 /// "`lightyear` is not one of the allowed values; did you mean `light_year`? Allowed: …".
-/// `also` are types other alternatives accept (typically null).
-pub(crate) fn not_allowed_message(given: &Value, allowed: &[&Value], also: &[JsonType]) -> String {
+/// `also` are types other alternatives accept (typically null). `described` pairs allowed
+/// values with their descriptions, where the schema documents them: a value given as the
+/// symbol of one (`km` for `kilometer (km)`) is pointed to that one.
+pub(crate) fn not_allowed_message(
+    given: &Value,
+    allowed: &[&Value],
+    also: &[JsonType],
+    described_values: &[(&str, &str)],
+) -> String {
     let strings: Vec<&str> = allowed.iter().filter_map(|value| value.as_str()).collect();
     if allowed.is_empty() {
         return format!("no value is allowed here; got {}", described(given));
     }
-    let guess = given.as_str().and_then(|word| closest(word, strings.iter().copied(), 1).first().copied());
+    // A symbol given exactly (`kbit`) beats a name it happens to contain (`bit`); a symbol
+    // in the wrong case (`KM`) only a name it is no misspelling of.
+    let word = given.as_str();
+    let exact_owner = word.and_then(|word| symbol_owner(word, described_values));
+    let guess = match exact_owner {
+        Some(_) => None,
+        None => word.and_then(|word| closest(word, strings.iter().copied(), 1).first().copied()),
+    };
+    let owner = match guess {
+        Some(_) => None,
+        None => exact_owner.or_else(|| word.and_then(|word| symbol_owner_ignoring_case(word, described_values))),
+    };
     let mut message = subject(given);
     if allowed.len() <= MAX_LISTED_VALUES {
         message.push_str(" is not one of the allowed values");
     } else {
         let _ = write!(message, " is not one of the {} allowed values", allowed.len());
     }
-    match guess {
-        Some(guess) => {
+    match (guess, owner) {
+        (Some(guess), _) => {
             let _ = write!(message, "; did you mean {}?", code(guess));
         }
-        None => message.push('.'),
+        (None, Some(owner)) => {
+            // The answer itself: a list of other values would only be noise.
+            let _ = write!(message, "; it is the symbol of {0}: give {0} instead", code(owner));
+            return message;
+        }
+        (None, None) => message.push('.'),
     }
     message.push(' ');
     message.push_str(&allowed_list(given, allowed, &strings, guess.is_some()));
@@ -164,7 +190,7 @@ pub(crate) fn plain_message(kind: &ValidationErrorKind, given: &Value) -> String
         ValidationErrorKind::UniqueItems => unique_message(given),
         ValidationErrorKind::Enum { options } => {
             let allowed: Vec<&Value> = options.as_array().map(|options| options.iter().collect()).unwrap_or_default();
-            not_allowed_message(given, &allowed, &[])
+            not_allowed_message(given, &allowed, &[], &[])
         }
         ValidationErrorKind::Constant { expected_value } => constant_message(expected_value, given),
         ValidationErrorKind::Format { format } => format_message(format, given),
@@ -278,6 +304,6 @@ mod tests {
 
     #[test]
     fn an_empty_enum_allows_nothing() {
-        assert_eq!(not_allowed_message(&json!(1), &[], &[]), "no value is allowed here; got the number 1");
+        assert_eq!(not_allowed_message(&json!(1), &[], &[], &[]), "no value is allowed here; got the number 1");
     }
 }

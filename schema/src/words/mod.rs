@@ -8,7 +8,7 @@ mod truncate;
 use jsonschema::JsonType;
 use serde_json::Value;
 
-pub use suggest::{closest, nearest};
+pub use suggest::{closest, nearest, symbol_owner, symbol_owner_ignoring_case};
 pub use truncate::truncated;
 
 /// A value, name or pattern quoted in a message is cut to this many bytes.

@@ -88,6 +88,40 @@ fn contains_ignoring_case(word: &str, candidate: &str) -> bool {
     shorter.chars().count() >= MIN_CONTAINED_CHARS && longer.contains(&shorter)
 }
 
+/// The value whose symbol `word` is, among `(value, description)` pairs: a documented
+/// constant's description ends with its symbol in parentheses (`kilometer (km)`), and models
+/// often send the symbol (`km`) where the value is the name.
+pub fn symbol_owner<'a>(word: &str, described: &[(&'a str, &str)]) -> Option<&'a str> {
+    let word = head_chars(word, MAX_COMPARED_CHARS).trim();
+    symbols(described).find(|(_, symbol)| *symbol == word).map(|(value, _)| value)
+}
+
+/// [`symbol_owner`] ignoring case (`KM`), when only one value's symbol matches so: `mb`
+/// could be `MB` or `Mb`.
+pub fn symbol_owner_ignoring_case<'a>(word: &str, described: &[(&'a str, &str)]) -> Option<&'a str> {
+    let word = head_chars(word, MAX_COMPARED_CHARS).trim().to_lowercase();
+    let mut owners = symbols(described).filter(|(_, symbol)| symbol.to_lowercase() == word).map(|(value, _)| value);
+    match (owners.next(), owners.next()) {
+        (Some(value), None) => Some(value),
+        _ => None,
+    }
+}
+
+/// Each value with its symbol, for the values whose description ends with one.
+fn symbols<'a, 'd>(described: &'d [(&'a str, &'d str)]) -> impl Iterator<Item = (&'a str, &'d str)> {
+    described.iter().filter_map(|(value, description)| Some((*value, symbol(description)?)))
+}
+
+/// The symbol a description ends with in parentheses: `km` of `kilometer (km)`. A short one
+/// only: a parenthesized remark (`(the default)`) is a sentence, not a symbol.
+fn symbol(description: &str) -> Option<&str> {
+    const MAX_SYMBOL_CHARS: usize = 12;
+    let inner = description.trim_end().strip_suffix(')')?;
+    let symbol = inner.rsplit_once('(')?.1.trim();
+    let short = !symbol.is_empty() && symbol.chars().count() <= MAX_SYMBOL_CHARS;
+    (short && !symbol.contains(['(', ')'])).then_some(symbol)
+}
+
 /// The first `max` chars of `text`.
 fn head_chars(text: &str, max: usize) -> &str {
     match text.char_indices().nth(max) {
@@ -166,6 +200,34 @@ mod tests {
     #[test]
     fn nearest_always_gives_some() {
         assert_eq!(nearest("lightyear", ["meter", "liter", "kelvin", "foot"], 2), ["liter", "meter"]);
+    }
+
+    #[test]
+    fn a_symbol_names_the_value_it_stands_for() {
+        let units = [
+            ("kilometer", "kilometer (km)"),
+            ("mile", "mile, 1760 yards (mi)"),
+            ("megabyte", "megabyte, 10^6 bytes (MB)"),
+            ("megabit", "megabit, 10^6 bits (Mbit)"),
+            ("meter", "meter (m)"),
+            ("days", "Days, hours, minutes, seconds (the default)."),
+        ];
+        assert_eq!(symbol_owner("km", &units), Some("kilometer"));
+        assert_eq!(symbol_owner(" mi ", &units), Some("mile"));
+        assert_eq!(symbol_owner("KM", &units), None);
+        assert_eq!(symbol_owner_ignoring_case("KM", &units), Some("kilometer"));
+        assert_eq!(symbol_owner_ignoring_case("mb", &units), Some("megabyte"));
+        assert_eq!(symbol_owner_ignoring_case("M", &units), Some("meter"));
+        for nothing in ["the default", "lightyear", "", "(km)"] {
+            assert_eq!(symbol_owner_ignoring_case(nothing, &units), None, "{nothing}");
+        }
+    }
+
+    #[test]
+    fn a_symbol_shared_ignoring_case_names_nothing() {
+        let units = [("millimeter", "millimeter (mm)"), ("megameter", "megameter (Mm)")];
+        assert_eq!(symbol_owner("Mm", &units), Some("megameter"));
+        assert_eq!(symbol_owner_ignoring_case("MM", &units), None);
     }
 
     #[test]

@@ -27,9 +27,10 @@ function projectPlugin(project) {
   };
 }
 
+/** Bundles into `outfile`; gives back the modules it read, relative to the project's folder. */
 export async function bundle(esbuild, sdkDir, project, outfile) {
   try {
-    await esbuild.build({
+    const { metafile } = await esbuild.build({
       entryPoints: [join(sdkDir, "src", "component.js")],
       outfile,
       bundle: true,
@@ -42,7 +43,9 @@ export async function bundle(esbuild, sdkDir, project, outfile) {
       absWorkingDir: project.dir,
       logLevel: "silent",
       legalComments: "none",
+      metafile: true,
     });
+    return Object.keys(metafile.inputs);
   } catch (error) {
     throw new BuildError(`bundling ${project.mainName} failed: ${bundleErrors(error)}`);
   }

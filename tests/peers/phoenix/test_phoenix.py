@@ -1,6 +1,6 @@
 """OpenInference spans from toolcell, read back from Arize Phoenix: `toolcell invoke` over
 OTLP/HTTP and `toolcell serve` over OTLP/gRPC, each continuing the caller's W3C trace, and
-one run of `examples/agent.rs` (the library) as one trace."""
+one run of the agent example (`examples/agent`, the library) as one trace."""
 
 from __future__ import annotations
 
@@ -147,8 +147,8 @@ class ScriptedModel(http.server.BaseHTTPRequestHandler):
 
 
 def agent_bin() -> str:
-    path = os.environ.get("AGENT_BIN") or str(Path(toolcell_bin()).parent / "examples" / "agent")
-    assert os.access(path, os.X_OK), f"{path}: build it with `cargo build -p toolcell-runtime --example agent`"
+    path = os.environ.get("AGENT_BIN") or str(Path(toolcell_bin()).parent / "agent")
+    assert os.access(path, os.X_OK), f"{path}: build it with `cargo build -p toolcell-example-agent`"
     return path
 
 

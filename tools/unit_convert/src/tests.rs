@@ -280,6 +280,19 @@ fn unknown_unit_names_are_invalid_arguments() {
     assert!(message.contains("`to` is missing"), "{message}");
 }
 
+#[test]
+fn a_unit_symbol_is_pointed_to_its_unit_name() {
+    // Every unit's symbol, as a model might send it, leads to that unit's name.
+    // (`cup` and `bit` are their own symbols, and valid as they are.)
+    for unit in Unit::ALL.iter().filter(|unit| unit.symbol() != unit.name()) {
+        let arguments = serde_json::json!({"value": 1, "from": unit.symbol(), "to": unit.name()}).to_string();
+        let message = invalid_message(UnitConvertTool::invoke(&arguments, Context::default()));
+        let pointed =
+            format!("`{}` is not one of the 61 allowed values; it is the symbol of `{}`", unit.symbol(), unit.name());
+        assert!(message.contains(&pointed), "{message}");
+    }
+}
+
 /// The units in the parameters schema's `Unit` definition, as (name, description) pairs.
 fn schema_units() -> Vec<(String, String)> {
     let schema = UnitConvertTool::metadata().parameters_schema;

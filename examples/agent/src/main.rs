@@ -3,11 +3,11 @@
 //! model corrects itself from, and OpenInference tracing when OTLP is configured.
 //!
 //! ```sh
-//! OPENAI_API_KEY=sk-... cargo run -p toolcell-runtime --example agent -- \
+//! OPENAI_API_KEY=sk-... cargo run -p toolcell-example-agent -- \
 //!     "How many miles is 42.195 km, and what is that times 3?"
 //! # A local server (Ollama, vLLM, llama.cpp) and a tools folder, traced into Arize Phoenix:
 //! OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://127.0.0.1:6006/v1/traces \
-//!     cargo run -p toolcell-runtime --example agent -- \
+//!     cargo run -p toolcell-example-agent -- \
 //!     --base-url http://127.0.0.1:11434/v1 --model qwen3 --tools-dir tools "..."
 //! ```
 //!
@@ -150,7 +150,7 @@ impl Config {
                     config.max_turns = value()?.parse().map_err(|_| "--max-turns takes a whole number, e.g. 8")?
                 }
                 flag if flag.starts_with("--") => {
-                    return Err(format!("unknown flag {flag}: see the top of examples/agent.rs").into());
+                    return Err(format!("unknown flag {flag}: see the top of examples/agent/src/main.rs").into());
                 }
                 _ => words.push(arg),
             }

@@ -1,9 +1,8 @@
-//! `examples/agent.rs` run as a user runs it, over real HTTP against a local Chat Completions
+//! The agent (`src/main.rs`) run as a user runs it, over real HTTP against a local Chat Completions
 //! endpoint that replays a model: it first sends wrong arguments, then corrects them after
 //! reading the runtime's error. Nothing in toolcell is mocked; the spans go to an OTLP
 //! receiver.
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::Json;
@@ -11,14 +10,6 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
 use toolcell_tests::otlp::OtlpReceiver;
-
-/// The example, built by `cargo test` next to this test's binary.
-fn agent_binary() -> PathBuf {
-    let deps = std::env::current_exe().unwrap().parent().unwrap().to_owned();
-    let binary = deps.parent().unwrap().join("examples").join(format!("agent{}", std::env::consts::EXE_SUFFIX));
-    assert!(binary.exists(), "{} is built by `cargo test -p toolcell-runtime`", binary.display());
-    binary
-}
 
 /// Every request the model received.
 type Requests = Arc<Mutex<Vec<Value>>>;
@@ -102,7 +93,7 @@ async fn the_agent_corrects_its_arguments_from_the_error_and_traces_the_run() {
     let server = tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     let receiver = OtlpReceiver::start().await;
 
-    let output = tokio::process::Command::new(agent_binary())
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_agent"))
         .args(["--base-url", &base_url, "--model", "scripted-model", "How far are two marathons?"])
         .env("OPENAI_API_KEY", "test-key")
         .env("TOOLCELL_TOOLS_DIR", toolcell_tools::DIR)
@@ -154,5 +145,25 @@ async fn the_agent_corrects_its_arguments_from_the_error_and_traces_the_run() {
             ("call_2".to_owned(), None),
             ("call_3".to_owned(), None),
         ]
+    );
+}
+
+#[test]
+fn without_a_key_the_agent_says_how_to_set_one_and_calls_nothing() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_agent"))
+        .arg("What is 15% of 2,340?")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        // Were it to load the tools, it would find none here.
+        .env("TOOLCELL_TOOLS_DIR", "/nonexistent/toolcell-tools")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(output.stdout.is_empty());
+    assert_eq!(
+        stderr.trim(),
+        "error: no API key for api.openai.com: set OPENAI_API_KEY or pass --api-key (a local \
+         OpenAI-compatible server needs none: set OPENAI_BASE_URL or --base-url)"
     );
 }
