@@ -300,12 +300,14 @@ async fn method_not_allowed_says_which(response: Response) -> Response {
 }
 
 /// `GET /metrics`: the Prometheus text format. While the tools load it answers `200` with
-/// `toolcell_tools_ready 0` and the server's gauges, so that a cold start does not page
-/// anyone; `/healthz` is what keeps traffic away meanwhile.
+/// `toolcell_tools_ready 0`, the server's gauges and the series of the tools loaded so far,
+/// so that a cold start does not page anyone; `/healthz` is what keeps traffic away meanwhile.
 async fn metrics(gauges: Gauges) -> Response {
+    // While the tools compile, calls run on those loaded so far: their counts are shown too.
+    let ready = gauges.catalog.current().is_some();
     let tools = gauges
         .catalog
-        .current()
+        .serving()
         .map(|runtime| prometheus::Tools { loaded: runtime.definitions().len(), metrics: runtime.metrics() });
     let server = ServerGauges {
         connections: gauges.connections.taken(),
@@ -313,7 +315,7 @@ async fn metrics(gauges: Gauges) -> Response {
         sessions: gauges.sessions.taken(),
         max_sessions: gauges.sessions.limit(),
     };
-    let body = prometheus::render(&Scrape { tools, server });
+    let body = prometheus::render(&Scrape { ready, tools, server });
     let headers = [
         (header::CONTENT_TYPE, HeaderValue::from_static(prometheus::CONTENT_TYPE)),
         (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),

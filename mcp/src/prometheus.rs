@@ -20,7 +20,9 @@ pub(crate) const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8"
 /// Everything one scrape shows.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Scrape {
-    /// The tools, or `None` while they are still loading (the first start compiles them).
+    /// Whether every tool is loaded (the first start compiles them).
+    pub(crate) ready: bool,
+    /// The tools loaded so far, and the calls made to them: `None` before the first is.
     pub(crate) tools: Option<Tools>,
     /// The HTTP server's connections and sessions.
     pub(crate) server: ServerGauges,
@@ -45,14 +47,14 @@ pub(crate) struct ServerGauges {
 }
 
 /// The scrape in the text format. While the tools load, it says so
-/// (`toolcell_tools_ready 0`) and leaves out every series that needs them, rather than
-/// failing: a cold start is not an outage.
+/// (`toolcell_tools_ready 0`) and shows the series of those loaded so far (calls run on them
+/// meanwhile), rather than failing: a cold start is not an outage.
 pub(crate) fn render(scrape: &Scrape) -> String {
     let mut out = Exposition::default();
     out.family("toolcell_build_info", "gauge", "The toolcell that serves: always 1, with its version as a label.");
     out.sample("toolcell_build_info", &[("version", env!("CARGO_PKG_VERSION"))], 1);
     out.family("toolcell_tools_ready", "gauge", "1 once the tools are loaded; 0 while they still load (compile).");
-    out.sample("toolcell_tools_ready", &[], u64::from(scrape.tools.is_some()));
+    out.sample("toolcell_tools_ready", &[], u64::from(scrape.ready));
     let server = scrape.server;
     out.gauge("toolcell_http_connections", "HTTP connections open.", server.connections);
     out.gauge("toolcell_http_connections_limit", "HTTP connections that may be open at once.", server.max_connections);
@@ -248,7 +250,7 @@ mod tests {
         in_flight.limit = 16;
         metrics.in_flight = in_flight;
         let server = ServerGauges { connections: 3, max_connections: 512, sessions: 1, max_sessions: 1024 };
-        Scrape { tools: Some(Tools { loaded: 1, metrics }), server }
+        Scrape { ready: true, tools: Some(Tools { loaded: 1, metrics }), server }
     }
 
     #[test]
