@@ -6,7 +6,6 @@ use std::process::Stdio;
 
 use toolcell_guest_build::{TARGET, Toolchain, read_components};
 
-use crate::selftest::TestBinary;
 use crate::{AuthorError, Built};
 
 const CARGO_TOML: &str = include_str!("../templates/rust/Cargo.toml.template");
@@ -93,6 +92,16 @@ pub(crate) fn build(dir: &Path) -> Result<Vec<Built>, AuthorError> {
         )));
     }
     Ok(built)
+}
+
+/// A Rust test binary: a `wasi:cli/command` component that runs libtest.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct TestBinary {
+    /// The `Cargo.toml` of the package it tests.
+    pub manifest: PathBuf,
+    /// The component.
+    pub wasm: PathBuf,
 }
 
 /// Builds the tests of the crate (or of every crate of the workspace) in `dir` for

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+pub use crate::rust::TestBinary;
 use crate::{AuthorError, Built, Language, javascript, python, rust, sdk};
 
 /// The arguments that list a harness's tests.
@@ -39,16 +40,6 @@ pub enum TestComponents {
         /// The test binaries.
         binaries: Vec<TestBinary>,
     },
-}
-
-/// A Rust test binary: a `wasi:cli/command` component that runs libtest.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct TestBinary {
-    /// The `Cargo.toml` of the package it tests.
-    pub manifest: PathBuf,
-    /// The component.
-    pub wasm: PathBuf,
 }
 
 /// Builds what runs the tests of the project in `dir` inside the component: for Python and

@@ -802,13 +802,18 @@ fn export_builtins_never_writes_through_a_planted_partial_symlink() {
     let (_, bytes) = toolcell_tools::ALL.iter().find(|(file, _)| *file == "calculator.wasm").unwrap();
     assert_eq!(&std::fs::read(dir.join("calculator.wasm")).unwrap(), bytes);
     assert_eq!(std::fs::read_to_string(dir.join("toolcell.toml")).unwrap(), toolcell_tools::POLICY);
-    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+    let leftovers = hidden_entries(&dir);
+    assert!(leftovers.is_empty(), "the planted links and the stale file are gone: {leftovers:?}");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// The names in `dir` that start with a dot: an export's partial files.
+fn hidden_entries(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(dir)
         .unwrap()
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|name| name.starts_with('.'))
-        .collect();
-    assert!(leftovers.is_empty(), "the planted links and the stale file are gone: {leftovers:?}");
-    std::fs::remove_dir_all(&root).unwrap();
+        .collect()
 }
 
 /// A folder in the way of a partial file is not removed: the export says what to do.
@@ -859,11 +864,7 @@ fn export_builtins_writes_a_tools_folder_that_serves_the_same_tools() {
     assert_eq!(std::fs::read_to_string(dir.join("toolcell.toml")).unwrap(), "# mine\n");
     assert!(export(true).status.success());
     assert_eq!(std::fs::read_to_string(dir.join("toolcell.toml")).unwrap(), toolcell_tools::POLICY);
-    let leftovers: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|name| name.starts_with('.'))
-        .collect();
+    let leftovers = hidden_entries(&dir);
     assert!(leftovers.is_empty(), "no partial files: {leftovers:?}");
     std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
 }

@@ -27,22 +27,29 @@ function projectPlugin(project) {
   };
 }
 
+/** esbuild's options for one ES module the engine runs, from `entry` into `outfile`. */
+function engineBundle(sdkDir, project, entry, outfile) {
+  return {
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    format: "esm",
+    // Neither Node nor a browser: the engine has web APIs (fetch, TextEncoder) but no `node:*`.
+    platform: "neutral",
+    mainFields: ["module", "main"],
+    alias: { "toolcell-tool": join(sdkDir, "index.js") },
+    absWorkingDir: project.dir,
+    logLevel: "silent",
+    legalComments: "none",
+  };
+}
+
 /** Bundles into `outfile`; gives back the modules it read, relative to the project's folder. */
 export async function bundle(esbuild, sdkDir, project, outfile) {
   try {
     const { metafile } = await esbuild.build({
-      entryPoints: [join(sdkDir, "src", "component.js")],
-      outfile,
-      bundle: true,
-      format: "esm",
-      // Neither Node nor a browser: the engine has web APIs (fetch, TextEncoder) but no `node:*`.
-      platform: "neutral",
-      mainFields: ["module", "main"],
-      alias: { "toolcell-tool": join(sdkDir, "index.js") },
+      ...engineBundle(sdkDir, project, join(sdkDir, "src", "component.js"), outfile),
       plugins: [projectPlugin(project)],
-      absWorkingDir: project.dir,
-      logLevel: "silent",
-      legalComments: "none",
       metafile: true,
     });
     return Object.keys(metafile.inputs);
@@ -125,17 +132,8 @@ function testsPlugin(sdkDir, project, files) {
 export async function bundleTests(esbuild, sdkDir, project, files, outfile) {
   try {
     await esbuild.build({
-      entryPoints: [join(sdkDir, "src", "selftest", "harness.js")],
-      outfile,
-      bundle: true,
-      format: "esm",
-      platform: "neutral",
-      mainFields: ["module", "main"],
-      alias: { "toolcell-tool": join(sdkDir, "index.js") },
+      ...engineBundle(sdkDir, project, join(sdkDir, "src", "selftest", "harness.js"), outfile),
       plugins: [projectPlugin(project), testsPlugin(sdkDir, project, files)],
-      absWorkingDir: project.dir,
-      logLevel: "silent",
-      legalComments: "none",
     });
   } catch (error) {
     throw new BuildError(`bundling the tests of ${project.mainName} failed: ${bundleErrors(error)}`);
