@@ -19,7 +19,7 @@ use crate::load::{
 };
 use crate::loading::{Loading, Stage};
 use crate::observe::metrics::Recorder;
-use crate::policy::{Grants, Policy};
+use crate::policy::{CodeModePolicy, Grants, Policy};
 use crate::runtime::Runtime;
 use crate::sandbox::Network;
 use crate::sandbox::engine::{EpochTicker, Pooling, new_engine};
@@ -135,6 +135,13 @@ impl RuntimeBuilder {
     /// Grants capabilities (and limits) to the tool named `tool`, on top of what it has.
     pub fn grant(mut self, tool: impl Into<String>, grants: Grants) -> Self {
         self.policy.grant(tool, grants);
+        self
+    }
+
+    /// Turns code mode on with these settings, over any the policy files set
+    /// ([`crate::code_mode`], [`Runtime::code_mode`]).
+    pub fn code_mode(mut self, settings: CodeModePolicy) -> Self {
+        self.policy.set_code_mode(settings);
         self
     }
 
@@ -305,6 +312,7 @@ impl RuntimeBuilder {
             recipe: recipe.clone(),
             tools: BTreeMap::new(),
             compiling: announced.iter().filter_map(|(_, name)| name.clone()).collect(),
+            code_mode: snapshot.policy().code_mode().cloned(),
             diagnostics: Vec::new(),
             read: None,
         });

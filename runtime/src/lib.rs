@@ -58,6 +58,7 @@ mod redact;
 mod runtime;
 mod sandbox;
 
+pub mod code_mode;
 pub mod command;
 pub mod formats;
 pub mod load;

@@ -21,6 +21,7 @@ mod python;
 mod redaction;
 mod reload;
 mod sdk_guests;
+mod search_execute;
 mod soak;
 mod spans;
 mod tools;

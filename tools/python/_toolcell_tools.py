@@ -72,12 +72,17 @@ def tools():
 
 def _function(tool):
     schema = tool.parameters_schema if isinstance(tool.parameters_schema, dict) else {}
-    properties = schema.get("properties") or {}
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     required = [name for name in schema.get("required") or [] if name in properties]
     optional = [name for name in properties if name not in required]
     named = [name for name in required + optional if _is_python_name(name)]
     parameters = [
-        inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None if name in optional else inspect.Parameter.empty)
+        inspect.Parameter(
+            name,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=None if name in optional else inspect.Parameter.empty,
+            annotation=_Annotation(_parameter_type(properties[name], schema, name in optional)),
+        )
         for name in named
     ]
     if len(named) < len(properties):
@@ -99,7 +104,7 @@ def _function(tool):
 
     call.__name__ = call.__qualname__ = name.replace("-", "_")
     call.__signature__ = signature
-    call.__doc__ = _docstring(tool.description, properties, required)
+    call.__doc__ = _docstring(tool.description, properties, required, schema)
     return call
 
 
@@ -107,28 +112,112 @@ def _is_python_name(name):
     return name.isidentifier() and not keyword.iskeyword(name) and name != "more"
 
 
-def _docstring(description, properties, required):
-    lines = [description.strip(), ""]
+# The signatures and docstrings below are also written by the host, for code mode's `search`
+# (`toolcell_runtime::formats::python`): the two must stay the same, and a test compares them.
+
+
+class _Annotation:
+    """A parameter's type as text: `inspect` shows an annotation as its repr."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return self.text
+
+
+def _docstring(description, properties, required, root):
+    sections = [description.strip()]
     if properties:
-        lines.append("Args:")
+        lines = ["Args:"]
         for name, schema in properties.items():
-            kind = _type_name(schema)
+            kind = _type_text(schema, root, 0)
             optional = "" if name in required else ", optional"
-            text = (schema.get("description") or "").strip().replace("\n", " ")
+            text = schema.get("description") if isinstance(schema, dict) else None
+            text = text.strip().replace("\n", " ") if isinstance(text, str) else ""
             lines.append(f"    {name} ({kind}{optional})" + (f": {text}" if text else ""))
-    lines += ["", "Raises ToolCallError (with .kind and .message) when the call fails."]
-    return "\n".join(lines)
+        sections.append("\n".join(lines))
+    sections.append("Raises ToolCallError (with .kind and .message) when the call fails.")
+    return "\n\n".join(sections)
 
 
-def _type_name(schema):
-    kind = schema.get("type") if isinstance(schema, dict) else None
-    if isinstance(kind, list):
-        return " | ".join(_JSON_TYPES.get(each, str(each)) for each in kind)
+def _parameter_type(schema, root, optional):
+    text = _type_text(schema, root, 0)
+    if optional and text != "Any" and text != "None" and not text.endswith(" | None"):
+        return text + " | None"
+    return text
+
+
+# How deep `$ref`s, unions and items are followed before a type is just Any.
+_MAX_TYPE_DEPTH = 8
+# An enum with more values than this is written as its type, not as a Literal.
+_MAX_LITERAL_VALUES = 16
+
+
+def _type_text(schema, root, depth):
+    if not isinstance(schema, dict) or depth > _MAX_TYPE_DEPTH:
+        return "Any"
+    if isinstance(schema.get("$ref"), str):
+        return _type_text(_resolve(root, schema["$ref"]), root, depth + 1)
+    if "const" in schema:
+        return _literal([schema["const"]]) or "Any"
+    if isinstance(schema.get("enum"), list):
+        literal = _literal(schema["enum"])
+        if literal:
+            return literal
+    for key in ("anyOf", "oneOf"):
+        if isinstance(schema.get(key), list) and schema[key]:
+            return _union([_type_text(each, root, depth + 1) for each in schema[key]])
+    kind = schema.get("type")
+    if isinstance(kind, list) and kind:
+        return _union([_json_type(each, schema, root, depth) for each in kind])
     if isinstance(kind, str):
-        return _JSON_TYPES.get(kind, kind)
-    if isinstance(schema, dict) and "enum" in schema:
-        return "one of " + ", ".join(repr(value) for value in schema["enum"])
-    return "any"
+        return _json_type(kind, schema, root, depth)
+    return "Any"
+
+
+def _json_type(kind, schema, root, depth):
+    if kind == "array":
+        inner = _type_text(schema.get("items"), root, depth + 1) if isinstance(schema.get("items"), dict) else "Any"
+        return "list" if inner == "Any" else f"list[{inner}]"
+    return _JSON_TYPES.get(kind, "Any") if isinstance(kind, str) else "Any"
+
+
+def _union(parts):
+    if "Any" in parts:
+        return "Any"
+    return " | ".join(dict.fromkeys(parts))
+
+
+def _literal(values):
+    """`Literal[...]` of plain values (ASCII strings, integers, booleans, None), else None."""
+    if not values or len(values) > _MAX_LITERAL_VALUES:
+        return None
+    for value in values:
+        if isinstance(value, str):
+            if not value.isascii():
+                return None
+        elif value is not None and not isinstance(value, int):
+            return None
+    return "Literal[" + ", ".join(repr(value) for value in values) + "]"
+
+
+def _resolve(root, reference):
+    """The schema a local `$ref` (`#/$defs/Name`, any JSON pointer in the document) points to."""
+    if not reference.startswith("#"):
+        return None
+    target = root
+    for token in reference[1:].split("/")[1:] if reference != "#" else []:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(target, dict) and token in target:
+            target = target[token]
+        elif isinstance(target, list) and token.isdigit() and int(token) < len(target):
+            target = target[int(token)]
+        else:
+            return None
+    return target
 
 
 __all__ = ["ToolCallError", "Tools", "tools"]

@@ -288,7 +288,7 @@ class CodeModeTest(unittest.TestCase):
             "print(tools.calculator.__doc__.splitlines()[0])\n"
             "tools.calculator(expression='2 + 2')['value'] + tools.calculator('2 * 2')['value']"
         )
-        self.assertEqual(result["stdout"], "(expression)\nEvaluate arithmetic.\n")
+        self.assertEqual(result["stdout"], "(expression: str)\nEvaluate arithmetic.\n")
         self.assertEqual(result["value"], 8.0)
         self.assertEqual(self.host.made, [("calculator", {"expression": "2 + 2"}), ("calculator", {"expression": "2 * 2"})])
 
@@ -305,7 +305,7 @@ class CodeModeTest(unittest.TestCase):
         error = run("tools.files(path='/')")["error"]
         self.assertIn("no tool `files` may be called here; these may: calculator", error["message"])
         error = run("tools.calculator(expr='1')")["error"]
-        self.assertIn("its signature is calculator(expression)", error["message"])
+        self.assertIn("its signature is calculator(expression: str)", error["message"])
 
     def test_without_a_host_no_tool_is_callable(self):
         calls.use_host(None)

@@ -215,7 +215,9 @@ impl Runner {
         nesting: Option<Nesting>,
         redactor: &Redactor,
     ) -> NestedCalls {
-        if entry.call_tools.is_empty() {
+        // A program code mode runs may call code mode's tools, not its tool's `call_tools`.
+        let allowed = call.program_may_call.clone().unwrap_or_else(|| entry.call_tools.clone());
+        if allowed.is_empty() {
             return NestedCalls::NoneAllowed { tool: call.name.clone(), refused: 0 };
         }
         let (depth, budget) = match nesting {
@@ -225,7 +227,7 @@ impl Runner {
         NestedCalls::Allowed(Caller {
             callee: Arc::new(self.clone()),
             tool: call.name.clone(),
-            allowed: entry.call_tools.clone(),
+            allowed,
             depth,
             budget,
             call_id: call.id.clone(),

@@ -13,6 +13,7 @@
 
 mod calls;
 mod dialects;
+mod python;
 mod repair;
 mod schema;
 mod standard;
@@ -24,6 +25,7 @@ use std::str::FromStr;
 use serde_json::{Map, Value, json};
 
 pub use calls::{MessageError, result_messages, tool_calls};
+pub use python::{PythonFunction, python_function};
 pub use repair::repair;
 
 use crate::tool::definition::ToolDefinition;

@@ -83,6 +83,9 @@ async fn assemble_from(
             reason: format!("grants or limits are set for tool `{name}`, but no loaded tool has that name"),
         });
     }
+    if only.is_none() {
+        report_code_mode_unmatched(policy, &tools, &mut diagnostics);
+    }
     let before_grants = diagnostics.len();
     let mut entries = grant_access(tools, policy, &recipe, &shared, previous, &mut diagnostics)?;
     let protected = protected_paths(&recipe.sources, policy, shared.cache.as_ref());
@@ -104,8 +107,38 @@ async fn assemble_from(
     // A version with a load the host failed, or a grant refused, is never the same as the
     // next reload's.
     let read = (!retry).then_some(read);
-    let version = Arc::new(Version { shared, recipe, tools: entries, compiling: Vec::new(), diagnostics, read });
+    let code_mode = policy.code_mode().cloned();
+    let version =
+        Arc::new(Version { shared, recipe, tools: entries, compiling: Vec::new(), code_mode, diagnostics, read });
     Ok((version, compiled))
+}
+
+/// Code mode's settings naming a tool no loaded tool has (its program tool, or a tool its
+/// programs may call), each as a diagnostic.
+fn report_code_mode_unmatched(
+    policy: &Policy,
+    tools: &BTreeMap<String, LoadedTool>,
+    diagnostics: &mut Vec<LoadDiagnostic>,
+) {
+    let Some(code_mode) = policy.code_mode() else { return };
+    let program = code_mode.program_tool();
+    if !tools.contains_key(program) {
+        diagnostics.push(LoadDiagnostic {
+            source: "policy".into(),
+            reason: format!(
+                "code mode runs programs in tool `{program}` (`[code_mode] program`), but no loaded tool has that \
+                 name: code mode's `execute` fails until it loads"
+            ),
+        });
+    }
+    for name in code_mode.tools.iter().flatten().filter(|name| !tools.contains_key(*name)) {
+        diagnostics.push(LoadDiagnostic {
+            source: "policy".into(),
+            reason: format!(
+                "code mode's programs may call tool `{name}` (`[code_mode] tools`), but no loaded tool has that name"
+            ),
+        });
+    }
 }
 
 /// A version of the tools loaded so far in a first load, granted as the whole will be. Says
@@ -122,7 +155,8 @@ fn partial_version(
     let protected = protected_paths(&recipe.sources, policy, shared.cache.as_ref());
     refuse_unsafe_grants(&mut entries, policy, &protected, &mut diagnostics);
     let (shared, recipe) = (shared.clone(), recipe.clone());
-    Arc::new(Version { shared, recipe, tools: entries, compiling, diagnostics, read: None })
+    let code_mode = policy.code_mode().cloned();
+    Arc::new(Version { shared, recipe, tools: entries, compiling, code_mode, diagnostics, read: None })
 }
 
 /// Compiles every component, one at a time and smallest first (or, when `steering` wants a

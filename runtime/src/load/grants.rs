@@ -19,9 +19,15 @@ pub(crate) fn max_memory_bytes(limits: &Limits, policy: &Policy) -> u64 {
     overrides.fold(limits.memory_bytes, u64::max)
 }
 
-/// Whether the policy lets any tool call others.
+/// Whether the policy lets any tool call others (code mode's program tool included).
 pub(crate) fn nests_calls(policy: &Policy) -> bool {
-    policy.tools().any(|(_, grants)| !grants.call_tools.is_empty())
+    calling_tool(policy).is_some()
+}
+
+/// A tool the policy lets call others, if any: one with `call_tools`, or code mode's program.
+fn calling_tool(policy: &Policy) -> Option<&str> {
+    let granted = policy.tools().find(|(_, grants)| !grants.call_tools.is_empty()).map(|(tool, _)| tool);
+    granted.or_else(|| policy.code_mode().map(|code_mode| code_mode.program_tool()))
 }
 
 /// Refuses a policy whose memory limits the pool's slots cannot hold (calls would otherwise
@@ -32,7 +38,7 @@ pub(super) fn check_fits_pool(limits: &Limits, policy: &Policy, pooling: Option<
         return Ok(());
     };
     if instances_per_call == 1
-        && let Some((tool, _)) = policy.tools().find(|(_, grants)| !grants.call_tools.is_empty())
+        && let Some(tool) = calling_tool(policy)
     {
         return Err(RuntimeError::NestedCallsAbovePool { tool: tool.to_owned() });
     }

@@ -10,7 +10,7 @@ use super::cache::CompileCache;
 use super::component::LoadedTool;
 use super::component::{LoadDiagnostic, LoadEvent};
 use crate::observe::metrics::{Recorder, ToolCounters};
-use crate::policy::{Access, Grants, Policy};
+use crate::policy::{Access, CodeModePolicy, Grants, Policy};
 use crate::sandbox::engine::{EpochTicker, Pooling};
 use crate::sandbox::link::Linkers;
 use crate::tool::limits::Limits;
@@ -86,6 +86,8 @@ pub(crate) struct Version {
     /// In a version made while the tools still compile ([`crate::Loading`]): the tools
     /// announced and not loaded yet, named when a call names a tool this version lacks.
     pub(crate) compiling: Vec<String>,
+    /// Code mode's settings, when the policy turns it on.
+    pub(crate) code_mode: Option<CodeModePolicy>,
     pub(crate) diagnostics: Vec<LoadDiagnostic>,
     /// What it was built from; `None` when the host failed a load or a grant was refused,
     /// so that a reload of the same inputs tries again.

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::access::{check_dir, check_grantable};
-use super::{DirGrant, EnvGrant, Grants, HostPattern, Policy, PolicyError, check_env_name};
+use super::{CodeModePolicy, DirGrant, EnvGrant, Grants, HostPattern, Policy, PolicyError, check_env_name};
 use crate::tool::definition::is_tool_name;
 use crate::tool::limits::LimitOverrides;
 
@@ -38,9 +38,17 @@ impl Policy {
         let document: toml::Table = toml::from_str(text).map_err(|err| vec![err.to_string().trim_end().to_owned()])?;
         let mut problems = Vec::new();
         let mut tools = BTreeMap::new();
+        let mut code_mode = None;
         for (key, value) in document {
+            if key == "code_mode" {
+                code_mode = Some(parse_code_mode(&value, &mut problems));
+                continue;
+            }
             if key != "tools" {
-                problems.push(format!("unknown top-level key `{key}`; grants go in `[tools.<tool name>]` tables"));
+                problems.push(format!(
+                    "unknown top-level key `{key}`; grants go in `[tools.<tool name>]` tables, code mode's settings \
+                     in `[code_mode]`"
+                ));
                 continue;
             }
             let Some(table) = value.as_table() else {
@@ -57,7 +65,7 @@ impl Policy {
                 }
             }
         }
-        if problems.is_empty() { Ok(Self { tools, files: Vec::new() }) } else { Err(problems) }
+        if problems.is_empty() { Ok(Self { tools, code_mode, files: Vec::new() }) } else { Err(problems) }
     }
 }
 
@@ -123,6 +131,38 @@ fn parse_grants(table: &toml::Table, base: &Path, at: &str, problems: &mut Vec<S
         }
     }
     grants
+}
+
+fn parse_code_mode(value: &toml::Value, problems: &mut Vec<String>) -> CodeModePolicy {
+    let mut settings = CodeModePolicy::default();
+    let Some(table) = value.as_table() else {
+        problems.push("`code_mode` must be a table: `[code_mode]` with `program` and `tools`".into());
+        return settings;
+    };
+    let at = "[code_mode]";
+    for (key, value) in table {
+        match key.as_str() {
+            "program" => match value.as_str() {
+                Some(tool) if is_tool_name(tool) => settings.program = Some(tool.to_owned()),
+                _ => problems.push(format!("{at} program must be the name of a tool, such as \"python\"")),
+            },
+            "tools" => {
+                let mut tools = Vec::new();
+                for (i, entry) in array(value, at, key, problems).iter().enumerate() {
+                    match entry.as_str() {
+                        Some(tool) if is_tool_name(tool) => tools.push(tool.to_owned()),
+                        _ => problems.push(format!(
+                            "{at} tools[{i}] must be the name of a tool, such as \"calculator\" (1-64 of a-z, A-Z, \
+                             0-9, _ and -)"
+                        )),
+                    }
+                }
+                settings.tools = Some(tools);
+            }
+            _ => problems.push(format!("{at} has an unknown key `{key}`; expected program or tools")),
+        }
+    }
+    settings
 }
 
 fn array<'a>(value: &'a toml::Value, at: &str, key: &str, problems: &mut Vec<String>) -> &'a [toml::Value] {
@@ -233,6 +273,33 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+
+    #[test]
+    fn code_mode_is_off_without_its_table_and_checked_with_it() {
+        let dir = std::env::temp_dir();
+        assert_eq!(Policy::parse("", &dir).unwrap().code_mode(), None);
+        let on = Policy::parse("[code_mode]\n", &dir).unwrap();
+        assert_eq!(on.code_mode().map(CodeModePolicy::program_tool), Some("python"));
+        let named = Policy::parse("[code_mode]\nprogram = \"py\"\ntools = [\"calculator\"]\n", &dir).unwrap();
+        let settings = named.code_mode().unwrap();
+        assert_eq!((settings.program_tool(), settings.tools.as_deref()), ("py", Some(&["calculator".to_owned()][..])));
+
+        let problems = Policy::parse("[code_mode]\nprogram = 7\ntools = [\"a b\"]\nsearch = true\n", &dir).unwrap_err();
+        assert_eq!(problems.len(), 3, "{problems:?}");
+        assert!(problems[0].contains("[code_mode] program must be the name of a tool"), "{problems:?}");
+        assert!(
+            problems[1].contains("[code_mode] has an unknown key `search`; expected program or tools"),
+            "{problems:?}"
+        );
+        assert!(problems[2].contains("[code_mode] tools[0] must be the name of a tool"), "{problems:?}");
+        assert!(Policy::parse("code_mode = 1\n", &dir).unwrap_err()[0].contains("`code_mode` must be a table"));
+
+        // What a later policy sets wins; what it leaves alone stays.
+        let mut merged = named.clone();
+        merged.merge(Policy::parse("[code_mode]\ntools = []\n", &dir).unwrap());
+        let settings = merged.code_mode().unwrap();
+        assert_eq!((settings.program_tool(), settings.tools.as_deref()), ("py", Some(&[][..])));
+    }
 
     #[test]
     fn policy_files_parse_and_every_problem_names_its_table_and_key() {

@@ -12,6 +12,7 @@
 // `access` resolves a tool's grants into what its calls get.
 
 mod access;
+mod code_mode;
 mod file;
 mod hosts;
 
@@ -24,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 pub(crate) use self::access::{Access, GrantedDir, OpenDir, Protected, ProtectedKind, exposes, overlapping_grants};
 pub use self::access::{MIN_SECRET_CHARS, RESERVED_HOST_VARIABLES};
+pub use self::code_mode::{CodeModePolicy, DEFAULT_PROGRAM_TOOL};
 pub use self::hosts::HostPattern;
 pub(crate) use self::hosts::{Scheme, canonical_address};
 pub use crate::redact::{REDACTED, RedactingWriter};
@@ -267,6 +269,8 @@ fn check_env_name(name: &str) -> Result<(), String> {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Policy {
     tools: BTreeMap<String, Grants>,
+    /// The `[code_mode]` table, when code mode is on.
+    code_mode: Option<CodeModePolicy>,
     /// The files it was read from: no tool may be granted a directory that holds one.
     files: Vec<PathBuf>,
 }
@@ -303,10 +307,23 @@ impl Policy {
         self.tools.iter().map(|(name, grants)| (name.as_str(), grants))
     }
 
-    /// Adds every grant of `other`.
+    /// Code mode's settings, when code mode is on (a `[code_mode]` table).
+    pub fn code_mode(&self) -> Option<&CodeModePolicy> {
+        self.code_mode.as_ref()
+    }
+
+    /// Turns code mode on, with `settings` over any this policy has.
+    pub fn set_code_mode(&mut self, settings: CodeModePolicy) {
+        self.code_mode.get_or_insert_with(CodeModePolicy::default).merge(settings);
+    }
+
+    /// Adds every grant of `other`; its code mode settings win over these.
     pub fn merge(&mut self, other: Policy) {
         for (tool, grants) in other.tools {
             self.grant(tool, grants);
+        }
+        if let Some(code_mode) = other.code_mode {
+            self.set_code_mode(code_mode);
         }
         for file in other.files {
             if !self.files.contains(&file) {

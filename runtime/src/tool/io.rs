@@ -41,6 +41,9 @@ pub struct ToolCall {
     /// Where the tool's stdout goes while it runs, a line at a time
     /// ([`ToolCall::on_stdout_line`]).
     pub stdout_lines: Option<StdoutLines>,
+    /// For a program code mode runs ([`crate::code_mode`]): the tools it may call, in place
+    /// of its tool's `call_tools`. Only code mode sets it, on a call from outside.
+    pub(crate) program_may_call: Option<std::sync::Arc<[String]>>,
 }
 
 /// The longest line of a tool's stdout handed to [`ToolCall::on_stdout_line`]; a longer one
@@ -85,6 +88,7 @@ impl ToolCall {
             limits: LimitOverrides::default(),
             trace_parent: None,
             stdout_lines: None,
+            program_may_call: None,
         }
     }
 
