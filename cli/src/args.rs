@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use toolcell_mcp::ContextHeader;
 use toolcell_runtime::Format;
 use toolcell_runtime::Policy;
-use toolcell_runtime::policy::{DirGrant, EnvGrant, Grants, HostPattern};
+use toolcell_runtime::policy::{CodeModePolicy, DirGrant, EnvGrant, Grants, HostPattern};
 use toolcell_runtime::trace::TraceParent;
 
 use crate::parse::{self, ForTool};
@@ -234,6 +234,12 @@ pub(crate) struct ServeArgs {
     /// are mapped back before validation. See `toolcell list --format mcp-strict`.
     #[arg(long, value_enum, value_name = "SCHEMAS", default_value_t = Schemas::Standard)]
     pub(crate) schemas: Schemas,
+    /// Serve code mode's two tools: `search` (find tools by what they do, shown as the Python
+    /// functions a program calls) and `execute` (run a Python program that calls them as
+    /// `tools.NAME(...)`). only: in place of the tools; also: beside them. What programs may
+    /// call is the policy's `[code_mode]` table (default: every tool but `python`).
+    #[arg(long, value_enum, value_name = "only|also", num_args = 0..=1, default_missing_value = "only")]
+    pub(crate) code_mode: Option<CodeMode>,
     /// Keep no session state for clients of revisions before 2026-07-28 either, so that any
     /// replica behind a load balancer can serve any request. They then get no list-change
     /// notifications.
@@ -322,6 +328,23 @@ pub(crate) enum Transport {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum CodeMode {
+    Only,
+    Also,
+}
+
+impl ServeArgs {
+    /// What `--code-mode` asks of the server.
+    pub(crate) fn code_mode_serving(&self) -> toolcell_mcp::CodeModeServing {
+        match self.code_mode {
+            None => toolcell_mcp::CodeModeServing::Off,
+            Some(CodeMode::Only) => toolcell_mcp::CodeModeServing::Only,
+            Some(CodeMode::Also) => toolcell_mcp::CodeModeServing::Also,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Schemas {
     Standard,
     Strict,
@@ -402,6 +425,10 @@ impl ServeArgs {
         }
         for ForTool { tool, grant: env } in &self.envs {
             grant(tool, &|grants| grants.env.push(env.clone()));
+        }
+        if self.code_mode.is_some() {
+            // On, with the policy files' settings if they have any.
+            policy.set_code_mode(CodeModePolicy::new());
         }
         policy
     }

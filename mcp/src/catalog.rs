@@ -6,8 +6,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use tokio::sync::watch;
+use toolcell_runtime::code_mode::{CodeModeError, CodeModeTools};
 use toolcell_runtime::loading::ListedTool;
 use toolcell_runtime::{Loading, Runtime, ToolDefinition};
+
+use crate::code_mode::CodeModeCache;
 
 /// How many requests may wait for the first load at once. Calls are bounded by the runtime's
 /// queue only once it exists: without this, a client could pile up requests (and their
@@ -42,6 +45,8 @@ pub struct Catalog {
     /// The definitions last listed while the tools compiled: clients are told the list
     /// changed when the compiled tools' differ.
     listed_while_compiling: Mutex<Option<Vec<ToolDefinition>>>,
+    /// Code mode's tools over the tools last listed.
+    code_mode: CodeModeCache,
 }
 
 impl Catalog {
@@ -63,6 +68,7 @@ impl Catalog {
             generation: watch::Sender::new(0),
             waiting: AtomicUsize::new(0),
             listed_while_compiling: Mutex::new(None),
+            code_mode: CodeModeCache::default(),
         }
     }
 
@@ -125,6 +131,17 @@ impl Catalog {
         let tools = loading.tools().await.map_err(|err| format!("the server could not load its tools: {err}"))?;
         self.remember_listed(&tools);
         Ok(tools)
+    }
+
+    /// Code mode's `search` and `execute` over `listed` (what [`Catalog::tools`] gave), with
+    /// the serving runtime's `[code_mode]` settings.
+    ///
+    /// # Errors
+    /// When the policy does not turn code mode on, or the program tool is not listed.
+    pub fn code_mode(&self, listed: &[ListedTool]) -> Result<CodeModeTools, String> {
+        let runtime = self.serving().ok_or_else(|| "the server could not load its tools".to_owned())?;
+        let settings = runtime.code_mode_policy().ok_or_else(|| CodeModeError::Off.to_string())?;
+        self.code_mode.tools(settings, listed)
     }
 
     /// Keeps what was listed while the tools compiled, for [`Catalog::loaded`] to compare;

@@ -6,17 +6,19 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode, Implementation, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig, SubscriptionFilter,
+    ServerConfig, SubscriptionFilter, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
 use tokio::sync::watch;
 use tokio_util::sync::{CancellationToken, DropGuard};
-use toolcell_runtime::{Arguments, ToolCall};
+use toolcell_runtime::code_mode::{EXECUTE, SEARCH};
+use toolcell_runtime::{Arguments, ToolCall, ToolDefinition};
 use toolcell_schema::words::{closest, code_list, truncated};
 
 use crate::catalog::Catalog;
+use crate::code_mode::CodeModeServing;
 use crate::context::ContextHeader;
 use crate::convert::{self, Schemas};
 
@@ -38,6 +40,8 @@ pub struct ToolServer {
     context_headers: Arc<[ContextHeader]>,
     /// The schemas `tools/list` shows, and so the shape of the arguments calls send.
     schemas: Schemas,
+    /// Whether `search` and `execute` are served, alone or beside the tools.
+    code_mode: CodeModeServing,
     /// Forwards tool-list changes to this connection's client until the connection ends.
     forwarding: Mutex<Option<DropGuard>>,
 }
@@ -46,7 +50,13 @@ impl ToolServer {
     /// A server over `catalog` that copies `context_headers` of HTTP requests into each
     /// call's host context.
     pub fn new(catalog: Arc<Catalog>, context_headers: Arc<[ContextHeader]>) -> Self {
-        Self { catalog, context_headers, schemas: Schemas::default(), forwarding: Mutex::new(None) }
+        Self {
+            catalog,
+            context_headers,
+            schemas: Schemas::default(),
+            code_mode: CodeModeServing::Off,
+            forwarding: Mutex::new(None),
+        }
     }
 
     /// Lists the tools with `schemas` (and maps calls' arguments back from them).
@@ -56,12 +66,74 @@ impl ToolServer {
         self
     }
 
+    /// Serves code mode's `search` and `execute`, alone or beside the tools.
+    #[must_use]
+    pub fn with_code_mode(mut self, code_mode: CodeModeServing) -> Self {
+        self.code_mode = code_mode;
+        self
+    }
+
     /// The host context of a call: the configured headers of the HTTP request carrying it.
     fn host_context(&self, context: &RequestContext<RoleServer>) -> Map<String, Value> {
         match context.extensions.get::<http::request::Parts>() {
             Some(request) => crate::context::from_headers(&self.context_headers, &request.headers),
             None => Map::new(),
         }
+    }
+
+    /// The call a `tools/call` request makes: its arguments in the tool's own shape, the host
+    /// context, the trace parent, and progress when the client asked for it.
+    fn tool_call(
+        &self,
+        request: CallToolRequestParams,
+        definition: Option<&ToolDefinition>,
+        context: &RequestContext<RoleServer>,
+    ) -> (ToolCall, Option<crate::progress::Forwarding>) {
+        let arguments = convert::arguments(self.schemas, definition, request.arguments.unwrap_or_default());
+        let mut call = ToolCall::new(context.id.to_string(), request.name, Arguments::Value(arguments))
+            .with_context(self.host_context(context));
+        let headers = context.extensions.get::<http::request::Parts>().map(|request| &request.headers);
+        // rmcp moves the request's `_meta` into the context; the params keep it otherwise.
+        let meta = match (context.meta.get_traceparent(), &request.meta) {
+            (None, Some(params_meta)) => params_meta,
+            _ => &context.meta,
+        };
+        if let Some(parent) = crate::context::trace_parent(meta, headers) {
+            call = call.with_trace_parent(parent);
+        }
+        let token = context.meta.get_progress_token().or_else(|| request.meta.as_ref()?.get_progress_token());
+        crate::progress::stream_stdout(call, token, &context.peer)
+    }
+
+    /// A call of code mode's `search` (answered from the tools' definitions, while they
+    /// compile too) or `execute` (once every tool is loaded: a program may call any), or, with
+    /// code mode only, of any other name (not a tool here).
+    async fn call_code_mode(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let listed = self.catalog.tools().await.map_err(not_loaded)?;
+        let tools = self.catalog.code_mode(&listed).map_err(not_loaded)?;
+        let definition = tools.definitions().iter().find(|tool| tool.name == request.name);
+        let (call, progress) = self.tool_call(request, definition, &context);
+        let output = if call.name == SEARCH {
+            tools.search_call(&call)
+        } else if call.name != EXECUTE {
+            // With code mode only, the folder's tools are reached through programs.
+            tools.not_a_tool(&call)
+        } else {
+            let runtime = tokio::select! {
+                runtime = self.catalog.runtime() => runtime.map_err(not_loaded)?,
+                () = context.ct.cancelled() => return Err(ErrorData::internal_error("the call was cancelled", None)),
+            };
+            let code_mode = runtime.code_mode().map_err(|err| not_loaded(err.to_string()))?;
+            code_mode.call_cancellable(call, &context.ct).await
+        };
+        if let Some(progress) = progress {
+            progress.finish().await;
+        }
+        convert::call_result(output).map(CallToolResponse::from)
     }
 }
 
@@ -79,14 +151,16 @@ impl ServerHandler for ToolServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         // By name, so the order is deterministic.
-        let tools = self
-            .catalog
-            .tools()
-            .await
-            .map_err(not_loaded)?
+        let listed = self.catalog.tools().await.map_err(not_loaded)?;
+        let mut tools: Vec<Tool> = listed
             .iter()
+            .filter(|listed| self.code_mode.serves_directly(&listed.definition.name))
             .map(|listed| convert::unavailable(convert::tool(&listed.definition, self.schemas), &listed.missing_grants))
             .collect();
+        if self.code_mode != CodeModeServing::Off {
+            let code_mode = self.catalog.code_mode(&listed).map_err(not_loaded)?;
+            tools.extend(code_mode.definitions().iter().map(|definition| convert::tool(definition, self.schemas)));
+        }
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -95,33 +169,22 @@ impl ServerHandler for ToolServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if self.code_mode.serves(&request.name) || !self.code_mode.serves_directly(&request.name) {
+            return self.call_code_mode(request, context).await;
+        }
         // A call made while the tools are still compiling waits for its own, unless cancelled.
         let runtime = tokio::select! {
             runtime = self.catalog.runtime_for(&request.name) => runtime.map_err(not_loaded)?,
             () = context.ct.cancelled() => return Err(ErrorData::internal_error("the call was cancelled", None)),
         };
         let definition = runtime.definition(&request.name);
-        let arguments = convert::arguments(self.schemas, definition, request.arguments.unwrap_or_default());
-        let mut call = ToolCall::new(context.id.to_string(), request.name, Arguments::Value(arguments))
-            .with_context(self.host_context(&context));
-        let headers = context.extensions.get::<http::request::Parts>().map(|request| &request.headers);
-        // rmcp moves the request's `_meta` into the context; the params keep it otherwise.
-        let meta = match (context.meta.get_traceparent(), &request.meta) {
-            (None, Some(params_meta)) => params_meta,
-            _ => &context.meta,
-        };
-        if let Some(parent) = crate::context::trace_parent(meta, headers) {
-            call = call.with_trace_parent(parent);
-        }
-        let token = context.meta.get_progress_token().or_else(|| request.meta.as_ref()?.get_progress_token());
-        let (call, progress) = crate::progress::stream_stdout(call, token, &context.peer);
+        let (call, progress) = self.tool_call(request, definition, &context);
         let output = runtime.call_cancellable(call, &context.ct).await;
         if let Some(progress) = progress {
             progress.finish().await;
         }
         convert::call_result(output).map(CallToolResponse::from)
     }
-
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         let stop = CancellationToken::new();
         let peer = context.peer;

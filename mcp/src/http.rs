@@ -26,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::ServeError;
 use crate::catalog::Catalog;
+use crate::code_mode::CodeModeServing;
 use crate::context::ContextHeader;
 use crate::convert::Schemas;
 use crate::handler::ToolServer;
@@ -52,6 +53,8 @@ pub struct HttpOptions {
     pub context_headers: Vec<ContextHeader>,
     /// The schemas `tools/list` shows. Default: [`Schemas::Standard`].
     pub schemas: Schemas,
+    /// Whether to serve code mode's `search` and `execute`. Default: [`CodeModeServing::Off`].
+    pub code_mode: CodeModeServing,
     /// Keep no session state on the server, for any protocol revision: any replica can
     /// serve any request. Revision 2026-07-28 is always served this way. Clients of older
     /// revisions then get no `notifications/tools/list_changed`.
@@ -100,6 +103,7 @@ impl Default for HttpOptions {
             allowed_origins: Vec::new(),
             context_headers: Vec::new(),
             schemas: Schemas::Standard,
+            code_mode: CodeModeServing::Off,
             stateless: false,
             max_body_bytes: 4 << 20,
             shutdown_grace: Duration::from_secs(10),
@@ -233,7 +237,7 @@ fn router(
         config = config.disable_allowed_hosts();
     }
     let headers: Arc<[ContextHeader]> = options.context_headers.clone().into();
-    let schemas = options.schemas;
+    let (schemas, code_mode) = (options.schemas, options.code_mode);
     let health = catalog.clone();
     let sessions = Sessions::new(
         options.max_sessions.max(1),
@@ -243,7 +247,7 @@ fn router(
     let gauges = Gauges { catalog: catalog.clone(), connections, sessions: sessions.counts() };
     let metrics = metrics_route(gauges, options, address);
     let mcp: Mcp = StreamableHttpService::new(
-        move || Ok(ToolServer::new(catalog.clone(), headers.clone()).with_schemas(schemas)),
+        move || Ok(ToolServer::new(catalog.clone(), headers.clone()).with_schemas(schemas).with_code_mode(code_mode)),
         Arc::new(sessions),
         config,
     );

@@ -18,6 +18,7 @@
 
 mod body;
 mod catalog;
+mod code_mode;
 mod conn;
 mod context;
 pub mod convert;
@@ -38,6 +39,7 @@ use std::sync::Arc;
 use rmcp::ServiceExt;
 
 pub use catalog::{Catalog, MAX_WAITING_FOR_LOAD};
+pub use code_mode::CodeModeServing;
 pub use conn::raise_open_files_limit;
 pub use context::{ContextHeader, ContextHeaderError};
 pub use convert::Schemas;
@@ -90,6 +92,8 @@ pub enum ServeError {
 pub struct StdioOptions {
     /// The schemas `tools/list` shows. Default: [`Schemas::Standard`].
     pub schemas: Schemas,
+    /// Whether to serve code mode's `search` and `execute`. Default: [`CodeModeServing::Off`].
+    pub code_mode: CodeModeServing,
 }
 
 /// Serves one client over stdin and stdout until the client closes stdin. Only protocol
@@ -99,7 +103,8 @@ pub struct StdioOptions {
 /// # Errors
 /// When the session cannot start (the client's first message is not MCP) or fails.
 pub async fn serve_stdio(catalog: Arc<Catalog>, options: StdioOptions) -> Result<(), ServeError> {
-    let server = ToolServer::new(catalog, Arc::from([])).with_schemas(options.schemas);
+    let server =
+        ToolServer::new(catalog, Arc::from([])).with_schemas(options.schemas).with_code_mode(options.code_mode);
     let (input, output, _restore) = stdio::open();
     let running = server.serve((input, output)).await.map_err(|err| ServeError::Session(err.to_string()))?;
     running.waiting().await.map_err(|err| ServeError::Session(err.to_string()))?;

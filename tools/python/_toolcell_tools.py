@@ -162,14 +162,16 @@ def _type_text(schema, root, depth):
     if isinstance(schema.get("$ref"), str):
         return _type_text(_resolve(root, schema["$ref"]), root, depth + 1)
     if "const" in schema:
-        return _literal([schema["const"]]) or "Any"
-    if isinstance(schema.get("enum"), list):
-        literal = _literal(schema["enum"])
-        if literal:
-            return literal
+        return _constants([schema["const"]])
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return _constants(schema["enum"])
     for key in ("anyOf", "oneOf"):
         if isinstance(schema.get(key), list) and schema[key]:
-            return _union([_type_text(each, root, depth + 1) for each in schema[key]])
+            choices = schema[key]
+            # A choice of constants ({"const": "m"}, ...) is one choice of all of them.
+            if all(isinstance(each, dict) and "const" in each for each in choices):
+                return _constants([each["const"] for each in choices])
+            return _union([_type_text(each, root, depth + 1) for each in choices])
     kind = schema.get("type")
     if isinstance(kind, list) and kind:
         return _union([_json_type(each, schema, root, depth) for each in kind])
@@ -183,6 +185,21 @@ def _json_type(kind, schema, root, depth):
         inner = _type_text(schema.get("items"), root, depth + 1) if isinstance(schema.get("items"), dict) else "Any"
         return "list" if inner == "Any" else f"list[{inner}]"
     return _JSON_TYPES.get(kind, "Any") if isinstance(kind, str) else "Any"
+
+
+def _constants(values):
+    """A Literal of the values, or, when that cannot be written, the union of their types."""
+    return _literal(values) or _union([_value_type(value) for value in values])
+
+
+def _value_type(value):
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    return {str: "str", float: "float", list: "list", dict: "dict"}.get(type(value), "Any")
 
 
 def _union(parts):

@@ -292,6 +292,34 @@ class CodeModeTest(unittest.TestCase):
         self.assertEqual(result["value"], 8.0)
         self.assertEqual(self.host.made, [("calculator", {"expression": "2 + 2"}), ("calculator", {"expression": "2 * 2"})])
 
+    def test_types_are_written_as_the_host_writes_them(self):
+        # The same cases as `formats::python`'s tests in the runtime: code mode's `search`
+        # shows the host's rendering, and a program sees this one.
+        import _toolcell_tools as code_mode
+
+        root = {"$defs": {"Unit": {"enum": ["m", "ft", "it's"]}, "Loop": {"$ref": "#/$defs/Loop"}}, "properties": {}}
+        cases = [
+            ({"$ref": "#/$defs/Unit"}, 'Literal[\'m\', \'ft\', "it\'s"]'),
+            ({"$ref": "#/$defs/Loop"}, "Any"),
+            ({"$ref": "#/$defs/Missing"}, "Any"),
+            ({"type": ["string", "null"]}, "str | None"),
+            ({"anyOf": [{"type": "integer"}, {"type": "integer"}, {"type": "null"}]}, "int | None"),
+            ({"anyOf": [{"type": "integer"}, {}]}, "Any"),
+            ({"type": "array", "items": {"type": "array", "items": {"type": "number"}}}, "list[list[float]]"),
+            ({"type": "array"}, "list"),
+            ({"const": 3}, "Literal[3]"),
+            ({"enum": [True, None, -1, "a\\b\n\x01"]}, "Literal[True, None, -1, 'a\\\\b\\n\\x01']"),
+            ({"type": "string", "enum": ["\u00e9"]}, "str"),
+            ({"type": "number", "enum": [1.5, 2]}, "float | int"),
+            ({"oneOf": [{"const": "m"}, {"const": "ft"}]}, "Literal['m', 'ft']"),
+            ({"anyOf": [{"const": "m"}, {"type": "null"}]}, "Literal['m'] | None"),
+            ({"type": "weird"}, "Any"),
+            ({"type": "integer", "enum": list(range(17))}, "int"),
+            ({"oneOf": [{"const": f"unit{i}"} for i in range(17)]}, "str"),
+        ]
+        for schema, expected in cases:
+            self.assertEqual(code_mode._type_text(schema, root, 0), expected, schema)
+
     def test_a_failed_call_raises_with_the_hosts_message(self):
         result = run(
             "try:\n    tools.calculator(expression='1/0')\nexcept ToolCallError as err:\n    caught = err.kind, err.message\ncaught"

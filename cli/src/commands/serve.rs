@@ -4,7 +4,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use toolcell_mcp::{Catalog, HttpOptions, Schemas, StdioOptions};
+use toolcell_mcp::{Catalog, CodeModeServing, HttpOptions, Schemas, StdioOptions};
+use toolcell_runtime::code_mode::{EXECUTE, SEARCH};
 use toolcell_runtime::policy::MissingGrant;
 use toolcell_runtime::{Runtime, RuntimeBuilder};
 
@@ -37,6 +38,7 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
     // them, and requests that need the tools wait for them.
     let catalog = Arc::new(Catalog::loading());
     let schemas = Schemas::from(args.schemas);
+    let code_mode = args.code_mode_serving();
     let _reloader = match source.tools_dir {
         Some(dir) if !args.no_reload => Some(
             toolcell_mcp::watch(catalog.clone(), dir)
@@ -44,12 +46,13 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
         ),
         _ => None,
     };
-    let loading = load_into(&catalog, builder, schemas);
+    let loading = load_into(&catalog, builder, schemas, code_mode);
     match args.transport {
         Transport::Stdio => {
             tracing::info!("serving MCP over stdio");
             let mut options = StdioOptions::default();
             options.schemas = schemas;
+            options.code_mode = code_mode;
             tokio::select! {
                 served = toolcell_mcp::serve_stdio(catalog.clone(), options) => served?,
                 failed = loading => return Err(failed),
@@ -59,6 +62,7 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
             let mut options = HttpOptions::default();
             options.listen = args.listen;
             options.schemas = schemas;
+            options.code_mode = code_mode;
             options.token = args.token;
             options.allowed_origins = args.allow_origin;
             options.context_headers = args.context_header;
@@ -88,7 +92,12 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
 /// Builds the runtime into `catalog`: its tools are listed and called while they compile, and
 /// served whole once compiled. Then waits for ever; completes only when the tools could not be
 /// loaded at all, with the reason.
-async fn load_into(catalog: &Catalog, builder: RuntimeBuilder, schemas: Schemas) -> anyhow::Error {
+async fn load_into(
+    catalog: &Catalog,
+    builder: RuntimeBuilder,
+    schemas: Schemas,
+    code_mode: CodeModeServing,
+) -> anyhow::Error {
     let loaded = match builder.start().await {
         Ok(loading) => {
             catalog.compiling(loading.clone());
@@ -101,6 +110,7 @@ async fn load_into(catalog: &Catalog, builder: RuntimeBuilder, schemas: Schemas)
             warn_diagnostics(&runtime);
             warn_unconvertible(&runtime, schemas);
             say_unavailable(&runtime);
+            say_code_mode(&runtime, code_mode);
             eprintln!("toolcell: {} tools ready", runtime.definitions().len());
             catalog.loaded(runtime);
             std::future::pending().await
@@ -109,6 +119,36 @@ async fn load_into(catalog: &Catalog, builder: RuntimeBuilder, schemas: Schemas)
             catalog.failed(err.to_string());
             anyhow::Error::new(err).context("cannot load the tools")
         }
+    }
+}
+
+/// Says what code mode serves, or why it cannot.
+fn say_code_mode(runtime: &Runtime, code_mode: CodeModeServing) {
+    if code_mode == CodeModeServing::Off {
+        return;
+    }
+    match runtime.code_mode() {
+        Ok(code_mode) => {
+            let callable: Vec<&str> = code_mode.tools().callable().iter().map(|tool| tool.name.as_str()).collect();
+            eprintln!(
+                "toolcell: code mode: `search` and `execute`; programs run in `{}` and may call {} tools: {}",
+                code_mode.tools().program(),
+                callable.len(),
+                callable.join(", ")
+            );
+        }
+        Err(err) => eprintln!("error: {err}; `search` and `execute` fail until it is"),
+    }
+    let clash: Vec<&str> = runtime
+        .definitions()
+        .map(|tool| tool.name.as_str())
+        .filter(|name| code_mode == CodeModeServing::Also && [SEARCH, EXECUTE].contains(name))
+        .collect();
+    for name in clash {
+        eprintln!(
+            "warning: tool `{name}` is not listed: code mode's `{name}` takes the name (rename the tool, or serve \
+             with --code-mode only)"
+        );
     }
 }
 

@@ -2,6 +2,7 @@
 //! streamable HTTP, and by raw requests where the wire itself is the point.
 
 mod clients;
+mod code_mode;
 mod cold;
 mod common;
 mod http;

@@ -191,6 +191,19 @@ impl CodeModeTools {
         ToolOutput::success(call, result.to_string(), usage(started), Diagnostics::default())
     }
 
+    /// The output of a call of a tool code mode does not serve: an unknown tool, naming
+    /// `search` and `execute`.
+    pub fn not_a_tool(&self, call: &ToolCall) -> ToolOutput {
+        let started = Instant::now();
+        let error = crate::call::unknown_tool(&call.name, vec![SEARCH.to_owned(), EXECUTE.to_owned()]);
+        ToolOutput::failure(
+            call,
+            error,
+            Usage { duration: started.elapsed(), ..Usage::default() },
+            Diagnostics::default(),
+        )
+    }
+
     fn hit_json(&self, hit: &SearchHit, detail: bool) -> Value {
         let mut entry = json!({
             "name": hit.name,
@@ -394,16 +407,7 @@ impl CodeMode {
                 EXECUTE.clone_into(&mut output.tool);
                 output
             }
-            _ => {
-                let started = Instant::now();
-                let error = crate::call::unknown_tool(&call.name, vec![SEARCH.to_owned(), EXECUTE.to_owned()]);
-                ToolOutput::failure(
-                    &call,
-                    error,
-                    Usage { duration: started.elapsed(), ..Usage::default() },
-                    Diagnostics::default(),
-                )
-            }
+            _ => self.tools.not_a_tool(&call),
         }
     }
 }

@@ -134,13 +134,18 @@ fn type_text(schema: &Value, root: &Value, depth: usize) -> String {
         return resolve(root, reference).map_or_else(|| "Any".to_owned(), |target| type_text(target, root, depth + 1));
     }
     if let Some(constant) = schema.get("const") {
-        return literal(std::slice::from_ref(constant)).unwrap_or_else(|| "Any".to_owned());
+        return constants(std::slice::from_ref(constant));
     }
-    if let Some(literal) = schema.get("enum").and_then(Value::as_array).and_then(|values| literal(values)) {
-        return literal;
+    if let Some(values) = schema.get("enum").and_then(Value::as_array).filter(|values| !values.is_empty()) {
+        return constants(values);
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(choices) = schema.get(key).and_then(Value::as_array).filter(|choices| !choices.is_empty()) {
+            // A choice of constants (`{"const": "m"}`, ...) is one choice of all of them.
+            if let Some(values) = choices.iter().map(|choice| choice.get("const").cloned()).collect::<Option<Vec<_>>>()
+            {
+                return constants(&values);
+            }
             return union(choices.iter().map(|choice| type_text(choice, root, depth + 1)).collect());
         }
     }
@@ -171,6 +176,30 @@ fn json_type(kind: &Value, schema: &Map<String, Value>, root: &Value, depth: usi
         _ => "Any",
     };
     name.to_owned()
+}
+
+/// A choice of constants: a `Literal` of them, or, when that cannot be written (too many, or
+/// not plain values), the union of their types.
+fn constants(values: &[Value]) -> String {
+    literal(values).unwrap_or_else(|| {
+        union(
+            values
+                .iter()
+                .map(|value| {
+                    let name = match value {
+                        Value::String(_) => "str",
+                        Value::Number(number) if number.is_i64() || number.is_u64() => "int",
+                        Value::Number(_) => "float",
+                        Value::Bool(_) => "bool",
+                        Value::Null => "None",
+                        Value::Array(_) => "list",
+                        Value::Object(_) => "dict",
+                    };
+                    name.to_owned()
+                })
+                .collect(),
+        )
+    })
 }
 
 /// The parts joined with ` | `, each once, in order; `Any` if any part is.
@@ -323,7 +352,9 @@ mod tests {
             (json!({"const": 3}), "Literal[3]"),
             (json!({"enum": [true, null, -1, "a\\b\n\x01"]}), r"Literal[True, None, -1, 'a\\b\n\x01']"),
             (json!({"type": "string", "enum": ["é"]}), "str"),
-            (json!({"type": "number", "enum": [1.5]}), "float"),
+            (json!({"type": "number", "enum": [1.5, 2]}), "float | int"),
+            (json!({"oneOf": [{"const": "m"}, {"const": "ft"}]}), "Literal['m', 'ft']"),
+            (json!({"anyOf": [{"const": "m"}, {"type": "null"}]}), "Literal['m'] | None"),
             (json!({"type": "weird"}), "Any"),
         ];
         for (schema, expected) in cases {
@@ -331,6 +362,8 @@ mod tests {
         }
         let many: Vec<Value> = (0..17).map(Value::from).collect();
         assert_eq!(type_text(&json!({"type": "integer", "enum": many}), &root, 0), "int");
+        let choices: Vec<Value> = (0..17).map(|i| json!({"const": format!("unit{i}")})).collect();
+        assert_eq!(type_text(&json!({"oneOf": choices}), &root, 0), "str");
     }
 
     #[test]
