@@ -478,6 +478,13 @@ mod tests {
             "No tool matches. Programs may call: calculator, files. Search with other words, or an empty query to list them."
         );
 
+        // A client's query is bounded before anything is tokenized: in characters, and the
+        // arguments in bytes.
+        let long = code_mode.search_call(&ToolCall::new("5", SEARCH, json!({"query": "units ".repeat(200)})));
+        assert!(matches!(long.error, Some(CallError::InvalidArguments { .. })), "{long:?}");
+        let huge = code_mode.search_call(&ToolCall::new("6", SEARCH, json!({"query": "x", "pad": "y".repeat(9000)})));
+        assert!(matches!(huge.error, Some(CallError::ArgumentsTooLarge { .. })), "{huge:?}");
+
         let wrong = code_mode.search_call(&ToolCall::new("4", SEARCH, json!({"query": 7, "limit": 0})));
         assert!(
             matches!(wrong.error, Some(CallError::InvalidArguments { ref violations }) if violations.len() == 2),
