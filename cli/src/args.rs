@@ -83,6 +83,14 @@ pub(crate) enum Command {
     /// Call a tool and print its output as JSON. Exit code 0 when the call succeeded, 1 when
     /// it failed (the output says why), 2 for a usage error.
     Invoke(Box<InvokeArgs>),
+    /// Run a call recorded with `invoke --record FILE` again, answering every clock reading,
+    /// random byte and nested call from the record, and say whether it gave the same result
+    /// with the same fuel. Exit code 0 when it did, 1 when not, 2 when it could not replay
+    /// (another component, or a run that diverged from the record).
+    Replay {
+        /// The record.
+        file: PathBuf,
+    },
     /// Run the tool calls in a model's message at once and print the message(s) that answer
     /// them, in the same provider's shape, as a JSON array. Exit code 0 when the message was
     /// read (a failed call is in its answer, for the model), 2 when it was not.
@@ -177,7 +185,7 @@ impl Command {
     /// Whether the command runs tool calls, and so exports spans and metrics when OTLP is
     /// configured.
     pub(crate) fn runs_calls(&self) -> bool {
-        matches!(self, Command::Invoke(_) | Command::Respond { .. } | Command::Serve(_))
+        matches!(self, Command::Invoke(_) | Command::Replay { .. } | Command::Respond { .. } | Command::Serve(_))
     }
 }
 
@@ -394,6 +402,11 @@ pub(crate) struct InvokeArgs {
     /// Largest result accepted, e.g. 64KiB.
     #[arg(long, value_name = "SIZE", value_parser = parse::size)]
     pub(crate) max_output: Option<u64>,
+    /// Also write a record of the call to FILE: its arguments, limits and every clock
+    /// reading, random byte and nested call it observed; `toolcell replay FILE` runs it again
+    /// exactly.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) record: Option<PathBuf>,
     /// Allow HTTP requests to this host for this call: `example.com`, `*.example.com`,
     /// `localhost:8080`. Repeatable.
     #[arg(long, value_name = "HOST")]

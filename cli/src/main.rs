@@ -26,7 +26,7 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 use crate::args::{Cli, Command};
-use crate::commands::{author, check, client_config, export, invoke, list, respond, schema, serve, test, warm};
+use crate::commands::{author, check, client_config, export, invoke, list, replay, respond, schema, serve, test, warm};
 use crate::load::{Source, default_cache_dir};
 use toolcell_runtime::Policy;
 
@@ -145,6 +145,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Check { file } => check::check(source, &file).await,
         Command::Schema { tool, json, format } => schema::schema(source, &tool, json, format).await,
         Command::Invoke(args) => invoke::invoke(source, *args).await,
+        Command::Replay { file } => replay::replay(source, &file).await,
         Command::Respond { format, message } => respond::respond(source, format, &message).await,
         Command::Serve(args) => serve::serve(source, *args).await,
         Command::Warm => warm::warm(source).await,

@@ -868,3 +868,31 @@ fn export_builtins_writes_a_tools_folder_that_serves_the_same_tools() {
     assert!(leftovers.is_empty(), "no partial files: {leftovers:?}");
     std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
 }
+
+/// `invoke --record` writes a record `replay` runs again exactly; a record of another
+/// component is refused with exit code 2.
+#[test]
+fn a_recorded_call_replays_with_the_same_result_and_fuel() {
+    let dir = fresh_dir("record");
+    let record = dir.join("call.json");
+    let program = r#"{"code": "import time, os\n[time.time(), os.urandom(4).hex()]"}"#;
+    let recorded = toolcell().args(["invoke", "python", program, "--record"]).arg(&record).output().unwrap();
+    assert!(recorded.status.success(), "{}", String::from_utf8_lossy(&recorded.stderr));
+    assert!(String::from_utf8_lossy(&recorded.stderr).contains("`toolcell replay"), "says how to replay it");
+    let first: Value = serde_json::from_slice(&recorded.stdout).unwrap();
+
+    let replayed = toolcell().arg("replay").arg(&record).output().unwrap();
+    let said = String::from_utf8_lossy(&replayed.stderr);
+    assert!(replayed.status.success(), "{said}");
+    assert!(said.contains("replayed `python`: the same result, with the same fuel"), "{said}");
+    let again: Value = serde_json::from_slice(&replayed.stdout).unwrap();
+    assert_eq!(again["content"], first["content"], "the same clock reading and random bytes");
+
+    let mut changed: Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    changed["digest"] = json!("00".repeat(32));
+    std::fs::write(&record, changed.to_string()).unwrap();
+    let refused = toolcell().arg("replay").arg(&record).output().unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("has changed since the record was made"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

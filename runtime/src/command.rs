@@ -131,7 +131,8 @@ impl Command {
         if let Some(pooling) = self.runner.version.shared.pooling {
             limits.memory_bytes = limits.memory_bytes.min(pooling.max_memory_bytes);
         }
-        let calls = NestedCalls::NoneAllowed { tool: self.tool.clone(), refused: 0 };
+        let redactor = entry.access.redactor.clone();
+        let calls = NestedCalls::NoneAllowed { tool: self.tool.clone(), refused: 0, redactor };
         let export = Export::Run { pre: &self.pre, args };
         let shared = &self.runner.version.shared;
         let execution =

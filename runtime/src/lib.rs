@@ -64,6 +64,7 @@ pub mod formats;
 pub mod load;
 pub mod loading;
 pub mod policy;
+pub mod record;
 pub mod tool;
 pub mod toolset;
 

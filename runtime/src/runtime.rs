@@ -142,7 +142,7 @@ impl Runtime {
     /// the outcome is a [`ToolOutput`] (with [`ToolOutput::is_error`] and a typed
     /// [`CallError`](crate::CallError) when it failed). Must run inside a tokio runtime.
     pub async fn call(&self, call: ToolCall) -> ToolOutput {
-        self.runner.run_in_span(call, None, None).await
+        self.runner.run_in_span(call, None, None, None).await
     }
 
     /// Runs one call, as [`Self::call`], and stops it when `cancel` is cancelled: a call
@@ -150,7 +150,7 @@ impl Runtime {
     /// tick (10 ms) whether it computes or waits in a host call. The output is then a
     /// [`CallError::Cancelled`](crate::CallError::Cancelled), and the call's slot is free for the next one.
     pub async fn call_cancellable(&self, call: ToolCall, cancel: &CancellationToken) -> ToolOutput {
-        self.runner.run_in_span(call, Some(cancel), None).await
+        self.runner.run_in_span(call, Some(cancel), None, None).await
     }
 
     /// Runs several calls concurrently (as a model's parallel tool calls), returning their

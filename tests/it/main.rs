@@ -20,6 +20,7 @@ mod pooling;
 mod python;
 mod redaction;
 mod reload;
+mod replay;
 mod sdk_guests;
 mod search_execute;
 mod soak;

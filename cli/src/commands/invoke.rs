@@ -48,7 +48,17 @@ pub(crate) async fn invoke(source: Source<'_>, args: InvokeArgs) -> anyhow::Resu
     if let Some(parent) = args.traceparent {
         call = call.with_trace_parent(parent);
     }
-    let output = runtime.call(call).await;
+    let output = match &args.record {
+        None => runtime.call(call).await,
+        Some(file) => {
+            let (output, record) = runtime.call_recorded(call).await;
+            let record = record.context("the call ran, but it could not be recorded")?;
+            std::fs::write(file, record.to_json())
+                .with_context(|| format!("cannot write the record to {}", file.display()))?;
+            eprintln!("recorded the call in {} (`toolcell replay {}` runs it again)", file.display(), file.display());
+            output
+        }
+    };
     if args.raw {
         print_result(&output);
     } else {

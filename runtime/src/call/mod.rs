@@ -28,6 +28,7 @@ use crate::observe::spans;
 use crate::redact::Redactor;
 use crate::sandbox::Network;
 use crate::sandbox::execute::{Export, execute, millis};
+use crate::sandbox::journal::Journal;
 use crate::sandbox::nested::{CallBudget, Callee, Caller, NestedCalls, Nesting};
 use crate::tool::definition::ToolDefinition;
 use crate::tool::error::CallError;
@@ -41,6 +42,14 @@ pub(crate) struct Host {
     pub(crate) admission: Admission,
     pub(crate) network: Network,
     pub(crate) max_call_depth: u32,
+}
+
+/// A call from outside that is recorded or replayed ([`crate::record`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Journaled<'a> {
+    pub(crate) journal: &'a Journal,
+    /// The limits it runs under, whatever its tool's are now: a replay's are the record's.
+    pub(crate) limits: Option<&'a Limits>,
 }
 
 /// One version of the tools with the host that runs their calls: what a call runs on.
@@ -58,7 +67,7 @@ impl Callee for Runner {
     /// Runs a call a tool made to another (see [`crate::sandbox::nested`]), in a span that is a
     /// child of the caller's. Cancelling the caller drops it.
     fn call_nested(&self, call: ToolCall, nesting: Nesting) -> Pin<Box<dyn Future<Output = ToolOutput> + Send + '_>> {
-        Box::pin(self.run_in_span(call, None, Some(nesting)))
+        Box::pin(self.run_in_span(call, None, Some(nesting), None))
     }
 }
 
@@ -71,6 +80,7 @@ impl Runner {
         mut call: ToolCall,
         cancel: Option<&CancellationToken>,
         nesting: Option<Nesting>,
+        journaled: Option<Journaled<'_>>,
     ) -> ToolOutput {
         let entry = self.version.tools.get(&call.name);
         let redactor = call_redactor(entry, nesting.as_ref());
@@ -84,7 +94,7 @@ impl Runner {
         let parse_bytes =
             entry.map(|entry| self.call_limits(entry, &call.limits, nesting.is_some()).max_argument_bytes);
         spans::record_input(&span, tool, &call.arguments, &redactor, parse_bytes);
-        let output = self.run(call, cancel, nesting, &redactor).instrument(span.clone()).await;
+        let output = self.run(call, cancel, nesting, journaled, &redactor).instrument(span.clone()).await;
         spans::record_output(&span, &output);
         let error_kind = output.error.as_ref().map(CallError::kind);
         record.finish(error_kind, output.usage.duration, output.usage.fuel_consumed);
@@ -98,6 +108,7 @@ impl Runner {
         mut call: ToolCall,
         cancel: Option<&CancellationToken>,
         nesting: Option<Nesting>,
+        journaled: Option<Journaled<'_>>,
         redactor: &Redactor,
     ) -> ToolOutput {
         let started = Instant::now();
@@ -127,7 +138,10 @@ impl Runner {
             };
             return refused(error);
         };
-        let limits = self.call_limits(entry, &call.limits, nesting.is_some());
+        let limits = match journaled.and_then(|journaled| journaled.limits) {
+            Some(limits) => *limits,
+            None => self.call_limits(entry, &call.limits, nesting.is_some()),
+        };
         let arguments = match arguments::parse_and_validate(arguments, &entry.tool.parameters, &limits) {
             // What the guest gets, and all a waiting call holds: compact text, not the
             // parsed tree (which can take tens of times the bytes).
@@ -151,8 +165,15 @@ impl Runner {
             CallContext { call_id: call.id.clone(), host_context: Value::Object(call.context.clone()).to_string() };
         // Only the call from outside streams: a nested call's stdout is its caller's business.
         let stdout_lines = if from_outside { call.stdout_lines.as_ref() } else { None };
-        let export =
-            Export::Invoke { pre: &entry.tool.pre, arguments: &arguments, context: &context, redactor, stdout_lines };
+        let journal = journaled.map(|journaled| journaled.journal);
+        let export = Export::Invoke {
+            pre: &entry.tool.pre,
+            arguments: &arguments,
+            context: &context,
+            redactor,
+            stdout_lines,
+            journal,
+        };
         let shared = &self.version.shared;
         let execution =
             execute(&shared.engine, &limits, &entry.access, &self.host.network, nested_calls, export, cancel).await;
@@ -218,7 +239,7 @@ impl Runner {
         // A program code mode runs may call code mode's tools, not its tool's `call_tools`.
         let allowed = call.program_may_call.clone().unwrap_or_else(|| entry.call_tools.clone());
         if allowed.is_empty() {
-            return NestedCalls::NoneAllowed { tool: call.name.clone(), refused: 0 };
+            return NestedCalls::NoneAllowed { tool: call.name.clone(), refused: 0, redactor: redactor.clone() };
         }
         let (depth, budget) = match nesting {
             Some(nesting) => (nesting.depth, nesting.budget),
@@ -240,7 +261,7 @@ impl Runner {
 
     /// The tool's limits with the call's overrides: lowering only, unless the embedding
     /// allowed raising (never for a nested call); never past the pool's memory slots.
-    fn call_limits(&self, entry: &ToolEntry, overrides: &LimitOverrides, nested: bool) -> Limits {
+    pub(crate) fn call_limits(&self, entry: &ToolEntry, overrides: &LimitOverrides, nested: bool) -> Limits {
         let mut limits = if self.version.recipe.raise_limits_per_call && !nested {
             entry.limits.with(overrides)
         } else {

@@ -403,7 +403,7 @@ impl CodeMode {
             EXECUTE => {
                 call.name = self.tools.program().to_owned();
                 call.program_may_call = Some(self.may_call.clone());
-                let mut output = self.runtime.runner().run_in_span(call, cancel, None).await;
+                let mut output = self.runtime.runner().run_in_span(call, cancel, None, None).await;
                 EXECUTE.clone_into(&mut output.tool);
                 output
             }

@@ -19,6 +19,7 @@ use crate::redact::Redactor;
 use crate::sandbox::engine::BACKTRACE_FRAMES;
 use crate::sandbox::files::Bound;
 use crate::sandbox::http::HttpEvents;
+use crate::sandbox::journal::Journal;
 use crate::sandbox::link::HttpNotGranted;
 use crate::sandbox::nested::NestedCalls;
 use crate::sandbox::{Given, MAX_HEADER_FIELDS_BYTES, MAX_RESOURCE_HANDLES, Network, Sandbox};
@@ -41,6 +42,8 @@ pub(crate) enum Export<'a> {
         redactor: &'a Redactor,
         /// Where its stdout goes, a line at a time, while it runs.
         stdout_lines: Option<&'a StdoutLines>,
+        /// Recording or replaying what it observes.
+        journal: Option<&'a Journal>,
     },
     /// A `wasi:cli/command`'s `run`, with its command line (see [`crate::command`]).
     Run {
@@ -109,8 +112,10 @@ pub(crate) async fn execute(
         Export::Metadata(_) | Export::Capabilities(_) | Export::Annotations(_) | Export::Run { .. } => &access.redactor,
     };
     let given = match &export {
-        Export::Invoke { stdout_lines, .. } => Given { args: &[], stdout_lines: *stdout_lines },
-        Export::Run { args, .. } => Given { args, stdout_lines: None },
+        Export::Invoke { stdout_lines, journal, .. } => {
+            Given { args: &[], stdout_lines: *stdout_lines, journal: *journal }
+        }
+        Export::Run { args, .. } => Given { args, stdout_lines: None, journal: None },
         Export::Metadata(_) | Export::Capabilities(_) | Export::Annotations(_) => Given::default(),
     };
     let sandbox = match Sandbox::new(limits, access, redactor, network, calls, deadline, given) {

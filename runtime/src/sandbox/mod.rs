@@ -12,6 +12,7 @@ pub(crate) mod engine;
 pub(crate) mod execute;
 pub(crate) mod files;
 pub(crate) mod http;
+pub(crate) mod journal;
 mod lines;
 pub(crate) mod link;
 pub(crate) mod nested;
@@ -30,6 +31,7 @@ use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 use self::engine::TABLE_ELEMENT_BYTES;
 use self::files::{FileSlots, FilesView, OpenFiles};
 use self::http::{HttpGate, RequestSlots, Resolver};
+use self::journal::Journal;
 use self::lines::LineForwarder;
 use self::nested::{CallsView, NestedCalls};
 use crate::policy::Access;
@@ -62,6 +64,8 @@ pub(crate) struct Given<'a> {
     pub(crate) args: &'a [String],
     /// Where a call's stdout goes, a line at a time, while it runs.
     pub(crate) stdout_lines: Option<&'a StdoutLines>,
+    /// Recording or replaying what the call observes ([`journal`]).
+    pub(crate) journal: Option<&'a Journal>,
 }
 
 /// The store data of one call.
@@ -79,6 +83,8 @@ pub(crate) struct Sandbox {
     pub(crate) deadline: Instant,
     /// What the guest may call through the `calls` import.
     pub(crate) calls: NestedCalls,
+    /// Recording or replaying what the call observes.
+    pub(crate) journal: Option<Journal>,
 }
 
 impl Sandbox {
@@ -112,6 +118,9 @@ impl Sandbox {
             .allow_ip_name_lookup(false);
         // A tool's exports get none; a command (a test binary) its command line.
         wasi.args(given.args);
+        if let Some(journal) = given.journal {
+            journal.install(&mut wasi);
+        }
         for (name, value) in &access.env {
             wasi.env(name, value);
         }
@@ -141,6 +150,7 @@ impl Sandbox {
             stderr,
             deadline,
             calls,
+            journal: given.journal.cloned(),
         })
     }
 }
@@ -158,6 +168,10 @@ impl CallsView for Sandbox {
 
     fn deadline(&self) -> Instant {
         self.deadline
+    }
+
+    fn journal(&self) -> Option<&Journal> {
+        self.journal.as_ref()
     }
 }
 

@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 use wasmtime::StoreContextMut;
 use wasmtime::component::{ComponentType, Linker, Lower};
 
+use super::journal::{self, Journal};
 use crate::redact::Redactor;
 use crate::tool::definition::ToolDefinition;
 use crate::tool::io::{ToolCall, ToolOutput, cut_name};
@@ -45,6 +46,8 @@ pub(crate) trait CallsView: Send + 'static {
     fn nested_calls(&mut self) -> &mut NestedCalls;
     /// When the running call must end.
     fn deadline(&self) -> Instant;
+    /// Recording or replaying what the call observes, if it is.
+    fn journal(&self) -> Option<&Journal>;
 }
 
 /// What a running guest may do through the `calls` import: in its store's data.
@@ -52,7 +55,8 @@ pub(crate) enum NestedCalls {
     /// Not a call (the tool is being loaded): nothing may be called.
     Loading,
     /// A call of a tool whose policy lets it call no tool; `refused` counts its attempts.
-    NoneAllowed { tool: String, refused: u32 },
+    /// `redactor` holds the tool's secrets (and its callers').
+    NoneAllowed { tool: String, refused: u32, redactor: Redactor },
     /// A call of a tool that may call some.
     Allowed(Caller),
 }
@@ -123,6 +127,22 @@ struct CallableTool {
     parameters_schema: String,
 }
 
+impl CallableTool {
+    fn recorded(&self) -> journal::CallableTool {
+        journal::CallableTool {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            parameters_schema: self.parameters_schema.clone(),
+        }
+    }
+}
+
+impl From<journal::CallableTool> for CallableTool {
+    fn from(tool: journal::CallableTool) -> Self {
+        Self { name: tool.name, description: tool.description, parameters_schema: tool.parameters_schema }
+    }
+}
+
 /// Why a nested call produced no result, as `call` returns it.
 #[derive(ComponentType, Lower)]
 #[component(record)]
@@ -136,7 +156,15 @@ struct CallError {
 pub(crate) fn add_to_linker<T: CallsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
     let mut calls = linker.instance(INTERFACE)?;
     calls.func_wrap("callable", |mut store: StoreContextMut<'_, T>, (): ()| {
-        Ok((callable(store.data_mut().nested_calls()),))
+        let journal = store.data().journal().cloned();
+        if let Some(replayed) = journal.as_ref().and_then(Journal::replayed_callable) {
+            return Ok((replayed.into_iter().map(CallableTool::from).collect(),));
+        }
+        let tools = callable(store.data_mut().nested_calls());
+        if let Some(journal) = &journal {
+            journal.record_callable(&tools.iter().map(CallableTool::recorded).collect::<Vec<_>>());
+        }
+        Ok((tools,))
     })?;
     calls.func_wrap_async("call", |store, (name, arguments): (String, String)| {
         Box::new(async move { Ok((call(store, name, arguments).await,)) })
@@ -160,34 +188,81 @@ fn callable(calls: &NestedCalls) -> Vec<CallableTool> {
 }
 
 /// Runs one nested call for the guest in `store`, charging the fuel it used to the caller.
+/// Recorded, every call the guest asks for is kept with its answer (refusals included);
+/// replayed, every one is answered from the record, whatever this runtime would answer.
 async fn call<T: CallsView>(
     mut store: StoreContextMut<'_, T>,
     name: String,
     arguments: String,
 ) -> Result<String, CallError> {
+    let journal = store.data().journal().cloned();
+    // A record never holds a secret the guest passes on: the arguments are kept redacted,
+    // and a replay compares them redacted.
+    let kept = journal.as_ref().map(|_| (name.clone(), redacted(store.data_mut().nested_calls(), &arguments)));
+    if let (Some(journal), Some((name, arguments))) = (&journal, &kept)
+        && let Some(replayed) = journal.replayed_call(name, arguments)
+    {
+        count_attempt(store.data_mut().nested_calls());
+        let fuel_left = store.get_fuel().unwrap_or(0);
+        return replay_call(store, replayed, fuel_left);
+    }
+    let (answer, spent) = call_live(store, name, arguments).await;
+    if let (Some(journal), Some((name, arguments))) = (journal, kept) {
+        journal.record_call(journal::NestedCall { name, arguments, answer: recorded_answer(&answer), fuel: spent });
+    }
+    answer
+}
+
+/// `arguments` with the calling tool's secrets (and its callers') redacted.
+fn redacted(calls: &NestedCalls, arguments: &str) -> String {
+    let mut arguments = arguments.to_owned();
+    match calls {
+        NestedCalls::Allowed(Caller { redactor, .. }) | NestedCalls::NoneAllowed { redactor, .. } => {
+            redactor.text(&mut arguments);
+        }
+        NestedCalls::Loading => {}
+    }
+    arguments
+}
+
+/// Counts a call the guest asked for, as a live call would have.
+fn count_attempt(calls: &mut NestedCalls) {
+    match calls {
+        NestedCalls::Allowed(caller) => caller.made += 1,
+        NestedCalls::NoneAllowed { refused, .. } => *refused += 1,
+        NestedCalls::Loading => {}
+    }
+}
+
+/// Runs one nested call: its answer, and the fuel it used.
+async fn call_live<T: CallsView>(
+    mut store: StoreContextMut<'_, T>,
+    name: String,
+    arguments: String,
+) -> (Result<String, CallError>, u64) {
     let fuel_left = store.get_fuel().unwrap_or(0);
     let data = store.data_mut();
     let time_left = data.deadline().saturating_duration_since(Instant::now());
     let caller = match data.nested_calls() {
         NestedCalls::Allowed(caller) => caller,
-        NestedCalls::NoneAllowed { tool, refused: attempts } => {
+        NestedCalls::NoneAllowed { tool, refused: attempts, .. } => {
             *attempts += 1;
             let name = cut_name(&name, &Redactor::default());
             let error =
                 crate::tool::error::CallError::NotAllowed { caller: tool.clone(), tool: name, allowed: Vec::new() };
-            return Err(refused(&error));
+            return (Err(refused(&error)), 0);
         }
         NestedCalls::Loading => {
             let message = "a tool cannot call other tools while it is being loaded (in metadata, capabilities or \
                            annotations)";
-            return Err(refused(&crate::tool::error::CallError::Internal { message: message.into() }));
+            return (Err(refused(&crate::tool::error::CallError::Internal { message: message.into() })), 0);
         }
     };
     caller.made += 1;
     // First, whatever becomes of the call: a refused call spends the budget too, and past it
     // calls are refused here, before they cost a span.
     if let Err(limit) = caller.budget.take() {
-        return Err(refused(&crate::tool::error::CallError::CallLimit { limit }));
+        return (Err(refused(&crate::tool::error::CallError::CallLimit { limit })), 0);
     }
     let id = format!("{}.{}", caller.call_id, caller.made);
     // No more time than the caller has left, nor more fuel: a nested call spends the
@@ -205,12 +280,52 @@ async fn call<T: CallsView>(
     let output = callee.call_nested(call, nesting).await;
 
     let spent = output.usage.fuel_consumed;
+    charge(&mut store, fuel_left, spent);
+    (outcome(output), spent)
+}
+
+/// Charges a nested call's fuel to its caller: fuel runs out for the caller where it would
+/// have run out for one guest doing both.
+fn charge<T: CallsView>(store: &mut StoreContextMut<'_, T>, fuel_left: u64, spent: u64) {
     if let NestedCalls::Allowed(caller) = store.data_mut().nested_calls() {
         caller.fuel = caller.fuel.saturating_add(spent);
     }
-    // Fuel runs out for the caller where it would have run out for one guest doing both.
     let _ = store.set_fuel(fuel_left.saturating_sub(spent));
-    outcome(output)
+}
+
+/// A nested call answered from the record: its answer, and its fuel charged as it was. A call
+/// the record does not have (the run diverged) is refused, and the replay reports it.
+fn replay_call<T: CallsView>(
+    mut store: StoreContextMut<'_, T>,
+    replayed: Result<journal::NestedCall, String>,
+    fuel_left: u64,
+) -> Result<String, CallError> {
+    match replayed {
+        Ok(recorded) => {
+            charge(&mut store, fuel_left, recorded.fuel);
+            match recorded.answer {
+                journal::NestedAnswer::Result(result) => Ok(result),
+                journal::NestedAnswer::Error { kind, message, retryable } => {
+                    Err(CallError { kind, message, retryable })
+                }
+            }
+        }
+        Err(diverged) => {
+            let message = format!("the replay diverged from the record: {diverged}");
+            Err(refused(&crate::tool::error::CallError::Internal { message }))
+        }
+    }
+}
+
+fn recorded_answer(answer: &Result<String, CallError>) -> journal::NestedAnswer {
+    match answer {
+        Ok(result) => journal::NestedAnswer::Result(result.clone()),
+        Err(error) => journal::NestedAnswer::Error {
+            kind: error.kind.clone(),
+            message: error.message.clone(),
+            retryable: error.retryable,
+        },
+    }
 }
 
 fn refused(error: &crate::tool::error::CallError) -> CallError {

@@ -108,6 +108,11 @@ macro_rules! limits {
                 }
             )*
 
+            /// Every limit of `limits`, set.
+            pub(crate) fn all_of(limits: &Limits) -> LimitOverrides {
+                LimitOverrides { $($field: Some(limits.$field),)* }
+            }
+
             /// The lower of each limit set in either.
             pub(crate) fn tightest(&self, other: &LimitOverrides) -> LimitOverrides {
                 fn lower<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {

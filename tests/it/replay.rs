@@ -1,0 +1,144 @@
+//! Record and replay: a call run again from its record gives the same result with the same
+//! fuel, with nothing live answering it (no clock, no random source, no other tool), and a
+//! record of another component, or a run that asks for what the record lacks, is refused.
+
+use serde_json::{Value, json};
+use toolcell_runtime::record::{NestedAnswer, Record, ReplayError};
+use toolcell_runtime::{Runtime, ToolCall, policy::Grants};
+
+use crate::common::standard_tools;
+
+/// Reads the clocks and the random sources, and calls `calculator` twice.
+const PROGRAM: &str = "import time, os\n\
+    started = time.time()\n\
+    a = tools.calculator(expression='6 * 7')['value']\n\
+    b = tools.calculator(expression=f'{a} + 1')['value']\n\
+    [started, time.monotonic_ns() > 0, os.urandom(8).hex(), a, b]";
+
+async fn python_calling_calculator() -> Runtime {
+    standard_tools().grant("python", Grants::new().call_tool("calculator")).build().await.expect("runtime builds")
+}
+
+fn calculator_calls(runtime: &Runtime) -> u64 {
+    runtime.metrics().tools.get("calculator").map_or(0, |tool| tool.calls)
+}
+
+async fn recorded(runtime: &Runtime, code: &str) -> Record {
+    let call = ToolCall::new("rec-1", "python", json!({"code": code}));
+    let (output, record) = runtime.call_recorded(call).await;
+    assert!(!output.is_error, "{}", output.content);
+    record.expect("recorded")
+}
+
+#[tokio::test]
+async fn a_replay_gives_the_same_result_with_the_same_fuel_and_runs_no_other_tool() {
+    let runtime = python_calling_calculator().await;
+    let record = recorded(&runtime, PROGRAM).await;
+    assert_eq!(record.observed.calls.len(), 2);
+    assert_eq!(record.observed.calls[1].answer, NestedAnswer::Result("{\"value\":43.0}".into()));
+    assert!(!record.observed.wall_clock_ns.is_empty() && !record.observed.random_hex.is_empty(), "{record:?}");
+    let calls_before = calculator_calls(&runtime);
+
+    // Through JSON, as `invoke --record` writes it and `replay` reads it.
+    let record = Record::from_json(&record.to_json()).unwrap();
+    let replayed = runtime.replay(&record).await.expect("replays");
+    assert!(replayed.same_result && replayed.same_fuel, "{:?}\n{:?}", replayed.output, record.output);
+    assert_eq!(replayed.output.content, record.output.content);
+    assert_eq!(calculator_calls(&runtime), calls_before, "the nested calls were answered from the record");
+
+    // Nor are other tools needed: a runtime with `python` alone replays it.
+    let alone = standard_tools().only_tool("python").build().await.unwrap();
+    assert!(alone.definition("calculator").is_none());
+    let replayed = alone.replay(&record).await.expect("replays without calculator");
+    assert!(replayed.same_result && replayed.same_fuel, "{:?}", replayed.output);
+
+    // A live run differs: another clock reading, other random bytes.
+    let live = runtime.call(ToolCall::new("live", "python", json!({"code": PROGRAM}))).await;
+    assert_ne!(live.content, record.output.content);
+}
+
+#[tokio::test]
+async fn a_run_that_asks_for_what_the_record_lacks_has_diverged() {
+    let runtime = python_calling_calculator().await;
+    let record = recorded(&runtime, PROGRAM).await;
+
+    let mut other_call = record.clone();
+    other_call.observed.calls[0].arguments = "{\"expression\":\"1 + 1\"}".into();
+    let diverged = runtime.replay(&other_call).await.unwrap_err();
+    let ReplayError::Diverged(how) = &diverged else { panic!("{diverged:?}") };
+    assert!(how.starts_with("nested call 1 asked for `calculator` with {\"expression\": \"6 * 7\"}"), "{how}");
+
+    let mut fewer_calls = record.clone();
+    fewer_calls.observed.calls.pop();
+    let diverged = runtime.replay(&fewer_calls).await.unwrap_err().to_string();
+    assert!(
+        diverged.contains("nested call 2 asked for `calculator`; the recorded run made only 1 calls"),
+        "{diverged}"
+    );
+
+    let mut more_calls = record.clone();
+    more_calls.observed.calls.push(more_calls.observed.calls[0].clone());
+    let diverged = runtime.replay(&more_calls).await.unwrap_err().to_string();
+    assert!(diverged.contains("the run made 2 nested calls; the recorded run made 3"), "{diverged}");
+
+    let mut no_clock = record.clone();
+    no_clock.observed.wall_clock_ns.clear();
+    let diverged = runtime.replay(&no_clock).await.unwrap_err().to_string();
+    assert!(
+        diverged.contains("read the wall clock more often than the recorded run, which read it 0 times"),
+        "{diverged}"
+    );
+
+    let mut short_random = record.clone();
+    short_random.observed.random_hex.truncate(4);
+    let diverged = runtime.replay(&short_random).await.unwrap_err().to_string();
+    assert!(diverged.contains("more random bytes than the 2 recorded"), "{diverged}");
+}
+
+#[tokio::test]
+async fn a_record_of_another_component_or_format_is_refused() {
+    let runtime = python_calling_calculator().await;
+    let record = recorded(&runtime, "1 + 1").await;
+
+    let mut changed = record.clone();
+    changed.digest = "00".repeat(32);
+    let error = runtime.replay(&changed).await.unwrap_err();
+    assert!(matches!(error, ReplayError::ToolChanged { .. }), "{error:?}");
+    assert!(error.to_string().contains("has changed since the record was made"), "{error}");
+
+    let mut renamed = record.clone();
+    renamed.tool = "ruby".into();
+    assert!(matches!(runtime.replay(&renamed).await.unwrap_err(), ReplayError::ToolNotLoaded { .. }));
+
+    let mut text: Value = serde_json::from_str(&record.to_json()).unwrap();
+    text["format"] = json!("toolcell-record/0");
+    let error = Record::from_json(&text.to_string()).unwrap_err().to_string();
+    assert!(error.contains("its format is `toolcell-record/0`; this toolcell reads `toolcell-record/1`"), "{error}");
+    assert!(Record::from_json("{").is_err());
+}
+
+#[tokio::test]
+async fn a_replay_never_raises_the_tools_limits() {
+    let runtime = python_calling_calculator().await;
+    let mut record = recorded(&runtime, "sum(range(1000))").await;
+    record.limits.fuel = u64::MAX;
+    let replayed = runtime.replay(&record).await.unwrap();
+    assert!(replayed.limits_lowered && replayed.same_result && replayed.same_fuel, "{:?}", replayed.output);
+}
+
+/// A secret the program passes to another tool is never written into the record, and the
+/// replay (which compares the arguments redacted) still matches.
+#[tokio::test]
+async fn a_record_never_holds_a_secret_the_program_passes_on() {
+    use toolcell_runtime::policy::EnvGrant;
+    let grants = Grants::new().call_tool("calculator").env(EnvGrant::secret("API_TOKEN", "python-secret-93ab"));
+    let runtime = standard_tools().grant("python", grants).build().await.unwrap();
+    let code = "import os\ntry:\n    tools.calculator(expression=os.environ['API_TOKEN'])\nexcept ToolCallError as err:\n    \
+                kind = err.kind\nkind";
+    let record = recorded(&runtime, code).await;
+    let text = record.to_json();
+    assert!(!text.contains("python-secret-93ab"), "{text}");
+    assert!(record.observed.calls[0].arguments.contains("[REDACTED]"), "{:?}", record.observed.calls);
+    let replayed = runtime.replay(&record).await.expect("replays");
+    assert!(replayed.same_result && replayed.same_fuel, "{:?}", replayed.output);
+}
