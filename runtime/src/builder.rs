@@ -45,6 +45,7 @@ pub struct RuntimeBuilder {
     resolver: Resolver,
     max_call_depth: u32,
     host_secrets: Vec<String>,
+    resume_key: Option<[u8; 32]>,
 }
 
 impl Runtime {
@@ -52,6 +53,22 @@ impl Runtime {
     pub fn builder() -> RuntimeBuilder {
         RuntimeBuilder::new()
     }
+}
+
+/// What the resume key is derived from the compile cache's key for.
+const RESUME_KEY_PURPOSE: &str = "toolcell 2026-11-26 code mode resume tokens";
+
+/// A key from the system's random source: a runtime's own, shared with no other.
+fn random_key() -> [u8; 32] {
+    let mut key = [0u8; 32];
+    if getrandom::fill(&mut key).is_err() {
+        // Never a constant key anyone could forge tokens with: at worst, one unique to this
+        // process and moment.
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let seed = format!("{}:{}:{:p}", now.as_nanos(), std::process::id(), &key);
+        key = blake3::hash(seed.as_bytes()).into();
+    }
+    key
 }
 
 /// How deep calls from tool to tool may nest by default: a tool may call others, and they
@@ -97,6 +114,7 @@ impl RuntimeBuilder {
             resolver: Resolver::default(),
             max_call_depth: DEFAULT_MAX_CALL_DEPTH,
             host_secrets: Vec::new(),
+            resume_key: None,
         }
     }
 
@@ -135,6 +153,15 @@ impl RuntimeBuilder {
     /// Grants capabilities (and limits) to the tool named `tool`, on top of what it has.
     pub fn grant(mut self, tool: impl Into<String>, grants: Grants) -> Self {
         self.policy.grant(tool, grants);
+        self
+    }
+
+    /// The key that authenticates code mode's resume tokens (a program paused for approval).
+    /// Runtimes that must resume each other's programs (replicas behind a load balancer) need
+    /// the same key. Default: derived from the compile cache's key (so runtimes sharing a
+    /// cache, or its key file, share it), else random per process.
+    pub fn resume_key(mut self, key: [u8; 32]) -> Self {
+        self.resume_key = Some(key);
         self
     }
 
@@ -369,12 +396,16 @@ impl RuntimeBuilder {
         let (engine, pooling) = engine_for(self.allocator, pool)?;
         let ticker = EpochTicker::start(&engine).map_err(RuntimeError::Ticker)?;
         let linkers = Linkers::new(&engine).map_err(|err| RuntimeError::Engine(err.to_string()))?;
+        let cache = self.cache.and_then(CompileCache::usable);
+        let resume_key =
+            self.resume_key.or_else(|| cache.as_ref()?.derived_key(RESUME_KEY_PURPOSE)).unwrap_or_else(random_key);
         let shared = Arc::new(Shared {
             engine,
             linkers,
-            cache: self.cache.and_then(CompileCache::usable),
+            cache,
             pooling,
             metrics: Recorder::new(),
+            resume_key,
             progress: self.progress,
             loading: tokio::sync::Mutex::new(()),
             _ticker: ticker,

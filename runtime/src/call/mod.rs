@@ -237,7 +237,10 @@ impl Runner {
         redactor: &Redactor,
     ) -> NestedCalls {
         // A program code mode runs may call code mode's tools, not its tool's `call_tools`.
-        let allowed = call.program_may_call.clone().unwrap_or_else(|| entry.call_tools.clone());
+        let (allowed, approve) = match &call.program {
+            Some(program) => (program.may_call.clone(), program.must_approve.clone()),
+            None => (entry.call_tools.clone(), Arc::from([])),
+        };
         if allowed.is_empty() {
             return NestedCalls::NoneAllowed { tool: call.name.clone(), refused: 0, redactor: redactor.clone() };
         }
@@ -249,6 +252,7 @@ impl Runner {
             callee: Arc::new(self.clone()),
             tool: call.name.clone(),
             allowed,
+            approve,
             depth,
             budget,
             call_id: call.id.clone(),

@@ -13,6 +13,7 @@
 //! server lists it while the tools still compile); [`CodeMode`] ([`Runtime::code_mode`]) runs
 //! both tools' calls.
 
+mod resume;
 mod search;
 
 use std::sync::{Arc, LazyLock};
@@ -22,14 +23,18 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use toolcell_schema::CompiledSchema;
 
+use self::resume::Paused;
+pub use self::resume::{MAX_RESUME_TOKEN_BYTES, RESUME_TOKEN_TTL, ResumeError};
 use self::search::ToolIndex;
-use crate::call::arguments;
+use crate::call::{Journaled, arguments};
 use crate::formats::{PythonFunction, python_function};
 use crate::policy::CodeModePolicy;
 use crate::runtime::Runtime;
+use crate::sandbox::journal::Journal;
+pub use crate::sandbox::journal::{Decision, PendingCall};
 use crate::tool::definition::{ToolAnnotations, ToolDefinition};
 use crate::tool::error::CallError;
-use crate::tool::io::{Diagnostics, ToolCall, ToolOutput, Usage};
+use crate::tool::io::{Diagnostics, ProgramGrant, ToolCall, ToolOutput, Usage};
 
 /// The name of code mode's tool that finds tools.
 pub const SEARCH: &str = "search";
@@ -354,8 +359,8 @@ fn execute_definition(program: &ToolDefinition, callable: &[ToolDefinition]) -> 
 pub struct CodeMode {
     tools: CodeModeTools,
     runtime: Runtime,
-    /// The names of the tools a program may call.
-    may_call: Arc<[String]>,
+    /// What a program may call, and what of it waits for approval.
+    grant: ProgramGrant,
 }
 
 impl Runtime {
@@ -367,7 +372,18 @@ impl Runtime {
         let settings = self.runner().version.code_mode.as_ref().ok_or(CodeModeError::Off)?;
         let tools = CodeModeTools::new(settings, self.definitions())?;
         let may_call = tools.callable().iter().map(|tool| tool.name.clone()).collect();
-        Ok(CodeMode { tools, runtime: self.clone(), may_call })
+        let must_approve =
+            tools.callable().iter().filter(|tool| self.needs_approval(tool)).map(|tool| tool.name.clone()).collect();
+        Ok(CodeMode { tools, runtime: self.clone(), grant: ProgramGrant { may_call, must_approve } })
+    }
+
+    /// Whether code mode's programs must have a person approve each call of `tool`: as the
+    /// policy's `approve` says, else when the tool says it is destructive or open-world.
+    fn needs_approval(&self, tool: &ToolDefinition) -> bool {
+        match self.grants(&tool.name).and_then(|grants| grants.approve) {
+            Some(approve) => approve,
+            None => tool.annotations.destructive == Some(true) || tool.annotations.open_world == Some(true),
+        }
     }
 
     /// The policy's code mode settings, when it turns code mode on.
@@ -397,18 +413,91 @@ impl CodeMode {
         self.run(call, Some(cancel)).await
     }
 
-    async fn run(&self, mut call: ToolCall, cancel: Option<&CancellationToken>) -> ToolOutput {
+    /// The tools a program may call that wait for a person's approval on every call.
+    pub fn must_approve(&self) -> &[String] {
+        &self.grant.must_approve
+    }
+
+    async fn run(&self, call: ToolCall, cancel: Option<&CancellationToken>) -> ToolOutput {
         match call.name.as_str() {
             SEARCH => self.tools.search_call(&call),
-            EXECUTE => {
-                call.name = self.tools.program().to_owned();
-                call.program_may_call = Some(self.may_call.clone());
-                let mut output = self.runtime.runner().run_in_span(call, cancel, None, None).await;
-                EXECUTE.clone_into(&mut output.tool);
-                output
-            }
+            EXECUTE => self.execute(call, None, cancel).await,
             _ => self.tools.not_a_tool(&call),
         }
+    }
+
+    /// Resumes a program that paused at a call waiting for approval ([`CallError::ApprovalRequired`]),
+    /// with a person's decision: it runs again from the start, every clock reading, random
+    /// byte and call before the pause answered from the token, the paused call run (approved)
+    /// or answered `ToolCallError(kind="denied")` (denied), and the rest live. It may pause
+    /// again at a later call.
+    ///
+    /// # Errors
+    /// When the token is not authentic, expired or used already, the program tool changed,
+    /// or the resumed run diverged from the paused one.
+    pub async fn resume(
+        &self,
+        call_id: &str,
+        resume_token: &str,
+        decision: Decision,
+        cancel: Option<&CancellationToken>,
+    ) -> Result<ToolOutput, ResumeError> {
+        let paused = Paused::open(&self.runtime.runner().version.shared.resume_key, resume_token)?;
+        if Some(paused.digest.as_str()) != self.program_digest().as_deref() {
+            return Err(ResumeError::ProgramChanged);
+        }
+        let journal = Journal::resume(paused.observed, (paused.pending, decision)).map_err(ResumeError::Diverged)?;
+        let call = ToolCall::new(call_id, EXECUTE, paused.arguments).with_context(paused.context);
+        let output = self.execute(call, Some(journal.clone()), cancel).await;
+        match journal.divergence() {
+            Some(diverged) => Err(ResumeError::Diverged(diverged)),
+            None => Ok(output),
+        }
+    }
+
+    /// Runs a program: with a journal when a call may pause it (a resumed run brings its
+    /// own), so that a pause can be sealed into a resume token.
+    async fn execute(
+        &self,
+        mut call: ToolCall,
+        journal: Option<Journal>,
+        cancel: Option<&CancellationToken>,
+    ) -> ToolOutput {
+        call.name = self.tools.program().to_owned();
+        call.program = Some(self.grant.clone());
+        let journal = journal.or_else(|| (!self.grant.must_approve.is_empty()).then(Journal::record));
+        let arguments = match &call.arguments {
+            crate::tool::io::Arguments::Json(text) => text.clone(),
+            crate::tool::io::Arguments::Value(value) => value.to_string(),
+        };
+        let context = call.context.clone();
+        let journaled = journal.as_ref().map(|journal| Journaled { journal, limits: None });
+        let mut output = self.runtime.runner().run_in_span(call, cancel, None, journaled).await;
+        EXECUTE.clone_into(&mut output.tool);
+        if let (Some(CallError::ApprovalRequired { tool, arguments: pending, resume_token }), Some(journal)) =
+            (&mut output.error, &journal)
+        {
+            match (journal.recorded(), self.program_digest()) {
+                (Ok(observed), Some(digest)) => {
+                    let pending = PendingCall { tool: tool.clone(), arguments: pending.clone() };
+                    let paused = Paused::new(digest, arguments, context, observed, pending);
+                    *resume_token = paused.seal(&self.runtime.runner().version.shared.resume_key);
+                }
+                (Err(too_much), _) => {
+                    let message = format!("the program cannot pause for approval: {too_much}");
+                    output.content = CallError::Internal { message: message.clone() }.to_string();
+                    output.error = Some(CallError::Internal { message });
+                }
+                (Ok(_), None) => {}
+            }
+        }
+        output
+    }
+
+    /// The program tool's digest, as hex.
+    fn program_digest(&self) -> Option<String> {
+        let version = &self.runtime.runner().version;
+        version.tools.get(self.tools.program()).map(|entry| crate::sandbox::journal::to_hex(&entry.tool.digest))
     }
 }
 

@@ -64,6 +64,12 @@ impl CompileCache {
         Ok(Self { dir, key: Some(Arc::new(key)) })
     }
 
+    /// A key for `purpose`, derived from the cache's key: every process sharing the cache
+    /// (or its key file) derives the same one. `None` before [`Self::usable`].
+    pub(crate) fn derived_key(&self, purpose: &str) -> Option<[u8; 32]> {
+        self.key.as_ref().map(|key| blake3::derive_key(purpose, key.as_slice()))
+    }
+
     /// The cache folder (canonical once usable).
     pub(crate) fn dir(&self) -> &Path {
         &self.dir

@@ -71,6 +71,8 @@ pub(crate) struct Shared {
     /// The pool's sizes, with pooling.
     pub(crate) pooling: Option<Pooling>,
     pub(crate) metrics: Recorder,
+    /// The key that authenticates code mode's resume tokens.
+    pub(crate) resume_key: [u8; 32],
     pub(crate) progress: Option<Progress>,
     /// Held by each load for the pool's instance reserved for loading
     /// ([`crate::sandbox::engine::LOADING_INSTANCES`]).

@@ -115,12 +115,16 @@ fn parse_grants(table: &toml::Table, base: &Path, at: &str, problems: &mut Vec<S
                     }
                 }
             }
+            "approve" => match value.as_bool() {
+                Some(approve) => grants.approve = Some(approve),
+                None => problems.push(format!("{at} approve must be true or false")),
+            },
             "limits" => match value.as_table() {
                 Some(limits) => grants.limits = parse_limits(limits, &format!("{at} limits"), problems),
                 None => problems.push(format!("{at} limits must be a table such as {{ timeout_ms = 10000 }}")),
             },
             _ => problems.push(format!(
-                "{at} has an unknown key `{key}`; expected allow_hosts, dirs, env, call_tools or limits"
+                "{at} has an unknown key `{key}`; expected allow_hosts, dirs, env, call_tools, approve or limits"
             )),
         }
     }

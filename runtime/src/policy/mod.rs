@@ -50,6 +50,10 @@ pub struct Grants {
     pub call_tools: Vec<String>,
     /// Limits replacing the runtime's defaults for this tool.
     pub limits: LimitOverrides,
+    /// Whether a person must approve each call code mode's programs make to this tool
+    /// (`approve = true`), or none (`false`). Unset: the calls of a tool whose annotations say
+    /// it is destructive or open-world wait for approval.
+    pub approve: Option<bool>,
 }
 
 impl Grants {
@@ -93,8 +97,17 @@ impl Grants {
         self
     }
 
-    /// Adds everything `other` grants; its limits win where both set one.
+    /// Has a person approve each call code mode's programs make to the tool (`true`), or
+    /// none (`false`).
+    #[must_use]
+    pub fn approve(mut self, approve: bool) -> Self {
+        self.approve = Some(approve);
+        self
+    }
+
+    /// Adds everything `other` grants; its limits and `approve` win where both set one.
     pub fn merge(&mut self, other: Grants) {
+        self.approve = other.approve.or(self.approve);
         self.allow_hosts.extend(other.allow_hosts);
         self.dirs.extend(other.dirs);
         self.env.extend(other.env);

@@ -21,7 +21,7 @@ use crate::sandbox::files::Bound;
 use crate::sandbox::http::HttpEvents;
 use crate::sandbox::journal::Journal;
 use crate::sandbox::link::HttpNotGranted;
-use crate::sandbox::nested::NestedCalls;
+use crate::sandbox::nested::{NestedCalls, Suspended};
 use crate::sandbox::{Given, MAX_HEADER_FIELDS_BYTES, MAX_RESOURCE_HANDLES, Network, Sandbox};
 use crate::tool::error::{CallError, CrashReason};
 use crate::tool::io::Diagnostics;
@@ -306,6 +306,11 @@ fn runaway_recursion(err: &wasmtime::Error) -> bool {
 /// Failures the host raised rather than the guest: a capability the tool lacks, a host
 /// resource bound, an exhausted instance pool.
 fn host_failure(err: &wasmtime::Error) -> Option<CallError> {
+    if let Some(Suspended(pending)) = err.downcast_ref::<Suspended>() {
+        // Code mode seals the paused run into the token.
+        let (tool, arguments) = (pending.tool.clone(), pending.arguments.clone());
+        return Some(CallError::ApprovalRequired { tool, arguments, resume_token: String::new() });
+    }
     if err.downcast_ref::<HttpNotGranted>().is_some() {
         return Some(CallError::HttpDenied {
             request: None,

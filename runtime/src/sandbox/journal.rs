@@ -88,39 +88,67 @@ pub enum NestedAnswer {
     },
 }
 
-/// Recording or replaying one call: shared by the call's clocks, random sources and calls
-/// import. Cheap to clone.
+/// A nested call that waits for a person's approval (code mode), with its arguments redacted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PendingCall {
+    /// The tool the program called.
+    pub tool: String,
+    /// The arguments, as the program passed them (secrets redacted).
+    pub arguments: String,
+}
+
+/// What a person decided about a [`PendingCall`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Run it.
+    Approved,
+    /// Do not: the program gets `ToolCallError(kind="denied")` and may carry on.
+    Denied,
+}
+
+/// How the journal answers the next nested call.
+pub(crate) enum Answer {
+    /// From the record: no tool runs.
+    Replayed(NestedCall),
+    /// Live: the call runs (and is recorded). `approved`: a person approved this very call.
+    Live { approved: bool },
+    /// The run asked for what the record does not have.
+    Diverged(String),
+}
+
+/// Recording, replaying or resuming one call: shared by the call's clocks, random sources and
+/// calls import. Cheap to clone.
+///
+/// - Recording: everything observed is kept.
+/// - Replaying: everything is answered from a record; past its end the run has diverged.
+/// - Resuming (code mode's approvals): answered from a record up to its end, then, after the
+///   decided call, live; everything is kept, the replayed part included, so the run can
+///   stop again at the next call that waits for approval.
 #[derive(Clone)]
-pub(crate) enum Journal {
-    Recording(Arc<Recording>),
-    Replaying(Arc<Replaying>),
-}
+pub(crate) struct Journal(Arc<Inner>);
 
-impl std::fmt::Debug for Journal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Self::Recording(_) => "Journal::Recording",
-            Self::Replaying(_) => "Journal::Replaying",
-        })
-    }
-}
-
-/// A call being recorded.
-#[derive(Default)]
-pub(crate) struct Recording {
-    observed: Mutex<Observed>,
-    /// Set when the call observed more than a record keeps.
+struct Inner {
+    /// What the run is answered from first.
+    replay: Option<Replay>,
+    /// Past the replayed part: live (resuming), or diverged (replaying).
+    then_live: bool,
+    /// What the run observed, when it is kept.
+    kept: Option<Mutex<Observed>>,
+    /// Set when the run observed more than a record keeps.
     overflowed: Mutex<Option<String>>,
+    /// The first thing the run asked for that the record does not have.
+    diverged: Mutex<Option<String>>,
+    /// A person's decision on the call the record stopped at.
+    decision: Option<(PendingCall, Decision)>,
 }
 
-/// A call being replayed from what it observed.
-pub(crate) struct Replaying {
+struct Replay {
     observed: Observed,
     random: Vec<u8>,
     insecure_random: Vec<u8>,
     next: Mutex<Cursors>,
-    /// The first thing the run asked for that the record does not have.
-    diverged: Mutex<Option<String>>,
 }
 
 #[derive(Default)]
@@ -136,26 +164,50 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+impl std::fmt::Debug for Journal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mode = match (&self.0.replay, self.0.then_live) {
+            (None, _) => "recording",
+            (Some(_), false) => "replaying",
+            (Some(_), true) => "resuming",
+        };
+        write!(f, "Journal({mode})")
+    }
+}
+
 impl Journal {
     /// Starts recording.
     pub(crate) fn record() -> Self {
-        Self::Recording(Arc::default())
+        Self::new(None, false, None)
     }
 
     /// Replays `observed`.
     ///
     /// # Errors
-    /// When its random bytes are not hex.
+    /// When its random bytes or seed are not hex.
     pub(crate) fn replay(observed: Observed) -> Result<Self, String> {
-        let random = from_hex(&observed.random_hex).ok_or("its random bytes are not hex")?;
-        let insecure_random = from_hex(&observed.insecure_random_hex).ok_or("its insecure random bytes are not hex")?;
-        Ok(Self::Replaying(Arc::new(Replaying {
-            observed,
-            random,
-            insecure_random,
-            next: Mutex::default(),
+        Ok(Self::new(Some(Replay::of(observed)?), false, None))
+    }
+
+    /// Resumes a run that stopped at `decided.0`: replays `observed`, answers that call as
+    /// decided, and goes on live, keeping everything.
+    ///
+    /// # Errors
+    /// As [`Journal::replay`].
+    pub(crate) fn resume(observed: Observed, decided: (PendingCall, Decision)) -> Result<Self, String> {
+        Ok(Self::new(Some(Replay::of(observed)?), true, Some(decided)))
+    }
+
+    fn new(replay: Option<Replay>, then_live: bool, decision: Option<(PendingCall, Decision)>) -> Self {
+        let keeps = replay.is_none() || then_live;
+        Self(Arc::new(Inner {
+            replay,
+            then_live,
+            kept: keeps.then(Mutex::default),
+            overflowed: Mutex::default(),
             diverged: Mutex::default(),
-        })))
+            decision,
+        }))
     }
 
     /// Gives the call's WASI context this journal's clocks and random sources.
@@ -164,114 +216,194 @@ impl Journal {
             .monotonic_clock(MonotonicClock(self.clone()))
             .secure_random(Random { journal: self.clone(), insecure: false })
             .insecure_random(Random { journal: self.clone(), insecure: true });
-        let seed = match self {
-            Self::Recording(recording) => {
-                let mut bytes = [0u8; 16];
-                // An unreadable system source leaves the seed zero: it is recorded either way.
-                let _ = getrandom::fill(&mut bytes);
-                lock(&recording.observed).insecure_seed_hex = to_hex(&bytes);
-                u128::from_le_bytes(bytes)
-            }
-            Self::Replaying(replaying) => from_hex(&replaying.observed.insecure_seed_hex)
+        let seed = match &self.0.replay {
+            Some(replay) => from_hex(&replay.observed.insecure_seed_hex)
                 .and_then(|bytes| <[u8; 16]>::try_from(bytes).ok())
-                .map_or_else(
-                    || {
-                        replaying.diverge("its insecure seed is not 16 bytes of hex".into());
-                        0
-                    },
-                    u128::from_le_bytes,
-                ),
+                .unwrap_or_else(|| {
+                    self.diverge("its insecure seed is not 16 bytes of hex".into());
+                    [0; 16]
+                }),
+            None => {
+                let mut bytes = [0u8; 16];
+                // An unreadable system source leaves the seed zero: it is kept either way.
+                let _ = getrandom::fill(&mut bytes);
+                bytes
+            }
         };
-        wasi.insecure_random_seed(seed);
+        self.keep(|observed| observed.insecure_seed_hex = to_hex(&seed));
+        wasi.insecure_random_seed(u128::from_le_bytes(seed));
     }
 
-    /// The list `callable` answers, when replaying: the recorded one.
+    /// The list `callable` answers when the record has it; `None`: ask the host (and keep
+    /// its answer with [`Journal::record_callable`]).
     pub(crate) fn replayed_callable(&self) -> Option<Vec<CallableTool>> {
-        match self {
-            Self::Recording(_) => None,
-            Self::Replaying(replaying) => Some(replaying.observed.callable.clone().unwrap_or_else(|| {
-                replaying.diverge("the tool asked which tools it may call, which the recorded run never did".into());
-                Vec::new()
-            })),
+        let replay = self.0.replay.as_ref()?;
+        match &replay.observed.callable {
+            Some(tools) => {
+                self.record_callable(tools);
+                Some(tools.clone())
+            }
+            None if self.0.then_live => None,
+            None => {
+                self.diverge("the tool asked which tools it may call, which the recorded run never did".into());
+                Some(Vec::new())
+            }
         }
     }
 
-    /// Keeps what `callable` answered, when recording.
+    /// Keeps what `callable` answered.
     pub(crate) fn record_callable(&self, tools: &[CallableTool]) {
-        if let Self::Recording(recording) = self {
-            lock(&recording.observed).callable = Some(tools.to_vec());
-        }
+        self.keep(|observed| observed.callable = Some(tools.to_vec()));
     }
 
-    /// The answer to the next nested call, when replaying: the recorded one when the call is
-    /// the one recorded next, else `Err` with how the run diverged.
-    pub(crate) fn replayed_call(&self, name: &str, arguments: &str) -> Option<Result<NestedCall, String>> {
-        let Self::Replaying(replaying) = self else { return None };
+    /// How to answer the next nested call, to `name` with `arguments` (redacted).
+    pub(crate) fn answer(&self, name: &str, arguments: &str) -> Answer {
+        let Some(replay) = &self.0.replay else { return Answer::Live { approved: false } };
         let index = {
-            let mut next = lock(&replaying.next);
+            let mut next = lock(&replay.next);
             next.calls += 1;
             next.calls - 1
         };
-        let answer = match replaying.observed.calls.get(index) {
-            Some(recorded) if recorded.name == name && recorded.arguments == arguments => Ok(recorded.clone()),
-            Some(recorded) => Err(format!(
+        let recorded = replay.observed.calls.len();
+        let answer = match replay.observed.calls.get(index) {
+            Some(call) if call.name == name && call.arguments == arguments => Answer::Replayed(call.clone()),
+            Some(call) => Answer::Diverged(format!(
                 "nested call {} asked for `{name}` with {arguments}; the record has `{}` with {}",
                 index + 1,
-                recorded.name,
-                recorded.arguments
+                call.name,
+                call.arguments
             )),
-            None => Err(format!(
-                "nested call {} asked for `{name}`; the recorded run made only {} calls",
-                index + 1,
-                replaying.observed.calls.len()
+            None if self.0.then_live => match &self.0.decision {
+                // The call the run stopped at: answered as decided, once.
+                Some((pending, decision)) if index == recorded => {
+                    if pending.tool != name || pending.arguments != arguments {
+                        Answer::Diverged(format!(
+                            "nested call {} asked for `{name}` with {arguments}; the call waiting for approval was \
+                             `{}` with {}",
+                            index + 1,
+                            pending.tool,
+                            pending.arguments
+                        ))
+                    } else if *decision == Decision::Approved {
+                        Answer::Live { approved: true }
+                    } else {
+                        Answer::Replayed(denied(name, arguments))
+                    }
+                }
+                _ => Answer::Live { approved: false },
+            },
+            None => Answer::Diverged(format!(
+                "nested call {} asked for `{name}`; the recorded run made only {recorded} calls",
+                index + 1
             )),
         };
-        if let Err(diverged) = &answer {
-            replaying.diverge(diverged.clone());
+        match &answer {
+            Answer::Replayed(call) => self.record_call(call.clone()),
+            Answer::Diverged(how) => self.diverge(how.clone()),
+            Answer::Live { .. } => {}
         }
-        Some(answer)
+        answer
     }
 
-    /// Keeps a nested call and its answer, when recording.
+    /// Keeps a nested call and its answer.
     pub(crate) fn record_call(&self, call: NestedCall) {
-        if let Self::Recording(recording) = self {
-            lock(&recording.observed).calls.push(call);
-        }
+        self.keep(|observed| observed.calls.push(call));
     }
 
-    /// What was recorded, or why it could not be.
+    /// What was kept, or why it could not be.
     pub(crate) fn recorded(&self) -> Result<Observed, String> {
-        match self {
-            Self::Recording(recording) => match lock(&recording.overflowed).clone() {
-                Some(overflowed) => Err(overflowed),
-                None => Ok(lock(&recording.observed).clone()),
-            },
-            Self::Replaying(_) => Err("a replay records nothing".into()),
+        if let Some(overflowed) = lock(&self.0.overflowed).clone() {
+            return Err(overflowed);
         }
+        self.0.kept.as_ref().map(|kept| lock(kept).clone()).ok_or_else(|| "a replay keeps nothing".to_owned())
     }
 
-    /// How the replay diverged from the record, if it did: the first thing it asked for that
-    /// the record does not have, or the calls it left unmade.
+    /// How the run diverged from the record, if it did: the first thing it asked for that
+    /// the record does not have, or (replaying) the calls it left unmade.
     pub(crate) fn divergence(&self) -> Option<String> {
-        let Self::Replaying(replaying) = self else { return None };
-        if let Some(diverged) = lock(&replaying.diverged).clone() {
+        if let Some(diverged) = lock(&self.0.diverged).clone() {
             return Some(diverged);
         }
-        let made = lock(&replaying.next).calls;
-        let recorded = replaying.observed.calls.len();
+        let replay = self.0.replay.as_ref()?;
+        let made = lock(&replay.next).calls;
+        let recorded = replay.observed.calls.len();
         (made < recorded).then(|| format!("the run made {made} nested calls; the recorded run made {recorded}"))
     }
-}
 
-impl Recording {
+    fn keep(&self, change: impl FnOnce(&mut Observed)) {
+        if let Some(kept) = &self.0.kept {
+            change(&mut lock(kept));
+        }
+    }
+
     fn overflow(&self, what: &str) {
-        lock(&self.overflowed).get_or_insert_with(|| format!("the call {what}, more than a record keeps"));
+        lock(&self.0.overflowed).get_or_insert_with(|| format!("the call {what}, more than a record keeps"));
+    }
+
+    fn diverge(&self, how: String) {
+        lock(&self.0.diverged).get_or_insert(how);
+    }
+
+    /// The next recorded reading of a clock, when the record has one; `None` past its end
+    /// (after noting the divergence when replaying).
+    fn replayed_reading(
+        &self,
+        clock: &str,
+        readings: impl Fn(&Observed) -> &Vec<u64>,
+        cursor: fn(&mut Cursors) -> &mut usize,
+    ) -> Option<u64> {
+        let replay = self.0.replay.as_ref()?;
+        let index = next_index(&replay.next, cursor);
+        let recorded = readings(&replay.observed);
+        match recorded.get(index) {
+            Some(reading) => Some(*reading),
+            None if self.0.then_live => None,
+            None => {
+                self.diverge(read_more(clock, index, recorded.len()));
+                Some(0)
+            }
+        }
+    }
+
+    /// Keeps a clock reading, within the bound.
+    fn keep_reading(&self, readings: fn(&mut Observed) -> &mut Vec<u64>, reading: u64, clock: &str) {
+        let mut overflowed = false;
+        self.keep(|observed| {
+            let readings = readings(observed);
+            if readings.len() < MAX_RECORDED_CLOCK_READINGS {
+                readings.push(reading);
+            } else {
+                overflowed = true;
+            }
+        });
+        if overflowed {
+            self.overflow(&format!("read the {clock} more than a million times"));
+        }
     }
 }
 
-impl Replaying {
-    fn diverge(&self, how: String) {
-        lock(&self.diverged).get_or_insert(how);
+/// The answer a denied call gives the program.
+fn denied(name: &str, arguments: &str) -> NestedCall {
+    NestedCall {
+        name: name.to_owned(),
+        arguments: arguments.to_owned(),
+        answer: NestedAnswer::Error {
+            kind: "denied".to_owned(),
+            message: format!(
+                "The user denied this call of `{name}`: it did not run. Carry on without it, or explain why it is \
+                 needed."
+            ),
+            retryable: false,
+        },
+        fuel: 0,
+    }
+}
+
+impl Replay {
+    fn of(observed: Observed) -> Result<Self, String> {
+        let random = from_hex(&observed.random_hex).ok_or("its random bytes are not hex")?;
+        let insecure_random = from_hex(&observed.insecure_random_hex).ok_or("its insecure random bytes are not hex")?;
+        Ok(Self { observed, random, insecure_random, next: Mutex::default() })
     }
 }
 
@@ -284,28 +416,12 @@ impl HostWallClock for WallClock {
     }
 
     fn now(&self) -> Duration {
-        match &self.0 {
-            Journal::Recording(recording) => {
-                let now = wasmtime_wasi::clocks::wall_clock().now();
-                let mut observed = lock(&recording.observed);
-                if observed.wall_clock_ns.len() < MAX_RECORDED_CLOCK_READINGS {
-                    observed.wall_clock_ns.push(u64::try_from(now.as_nanos()).unwrap_or(u64::MAX));
-                } else {
-                    recording.overflow("read the wall clock more than a million times");
-                }
-                now
-            }
-            Journal::Replaying(replaying) => {
-                let index = next_index(&replaying.next, |next| &mut next.wall);
-                match replaying.observed.wall_clock_ns.get(index) {
-                    Some(ns) => Duration::from_nanos(*ns),
-                    None => {
-                        replaying.diverge(read_more("wall clock", index, replaying.observed.wall_clock_ns.len()));
-                        Duration::ZERO
-                    }
-                }
-            }
-        }
+        let journal = &self.0;
+        let reading = journal
+            .replayed_reading("wall clock", |observed| &observed.wall_clock_ns, |next| &mut next.wall)
+            .unwrap_or_else(|| u64::try_from(wasmtime_wasi::clocks::wall_clock().now().as_nanos()).unwrap_or(u64::MAX));
+        journal.keep_reading(|observed| &mut observed.wall_clock_ns, reading, "wall clock");
+        Duration::from_nanos(reading)
     }
 }
 
@@ -318,25 +434,12 @@ impl HostMonotonicClock for MonotonicClock {
     }
 
     fn now(&self) -> u64 {
-        match &self.0 {
-            Journal::Recording(recording) => {
-                let now = wasmtime_wasi::clocks::monotonic_clock().now();
-                let mut observed = lock(&recording.observed);
-                if observed.monotonic_clock_ns.len() < MAX_RECORDED_CLOCK_READINGS {
-                    observed.monotonic_clock_ns.push(now);
-                } else {
-                    recording.overflow("read the monotonic clock more than a million times");
-                }
-                now
-            }
-            Journal::Replaying(replaying) => {
-                let index = next_index(&replaying.next, |next| &mut next.monotonic);
-                replaying.observed.monotonic_clock_ns.get(index).copied().unwrap_or_else(|| {
-                    replaying.diverge(read_more("monotonic clock", index, replaying.observed.monotonic_clock_ns.len()));
-                    0
-                })
-            }
-        }
+        let journal = &self.0;
+        let reading = journal
+            .replayed_reading("monotonic clock", |observed| &observed.monotonic_clock_ns, |next| &mut next.monotonic)
+            .unwrap_or_else(|| wasmtime_wasi::clocks::monotonic_clock().now());
+        journal.keep_reading(|observed| &mut observed.monotonic_clock_ns, reading, "monotonic clock");
+        reading
     }
 }
 
@@ -364,38 +467,46 @@ struct Random {
 
 impl Random {
     fn fill(&mut self, dest: &mut [u8]) {
-        match &self.journal {
-            Journal::Recording(recording) => {
-                // The system's source, as wasmtime-wasi's default does for both.
-                if getrandom::fill(dest).is_err() {
+        let journal = &self.journal.0;
+        let source = if self.insecure { "insecure random" } else { "random" };
+        let replayed = journal.replay.as_ref().and_then(|replay| {
+            let start = {
+                let mut next = lock(&replay.next);
+                let cursor = if self.insecure { &mut next.insecure_random } else { &mut next.random };
+                *cursor += dest.len();
+                *cursor - dest.len()
+            };
+            let bytes = if self.insecure { &replay.insecure_random } else { &replay.random };
+            match bytes.get(start..start + dest.len()) {
+                Some(recorded) => {
+                    dest.copy_from_slice(recorded);
+                    Some(())
+                }
+                None if journal.then_live => None,
+                None => {
+                    self.journal
+                        .diverge(format!("the tool read more {source} bytes than the {} recorded", bytes.len()));
                     dest.fill(0);
-                }
-                let mut observed = lock(&recording.observed);
-                let kept = if self.insecure { &mut observed.insecure_random_hex } else { &mut observed.random_hex };
-                if kept.len() / 2 + dest.len() <= MAX_RECORDED_RANDOM_BYTES {
-                    kept.push_str(&to_hex(dest));
-                } else {
-                    recording.overflow("read more than 16 MiB of random bytes");
+                    Some(())
                 }
             }
-            Journal::Replaying(replaying) => {
-                let (bytes, cursor) = {
-                    let mut next = lock(&replaying.next);
-                    let cursor = if self.insecure { &mut next.insecure_random } else { &mut next.random };
-                    let start = *cursor;
-                    *cursor += dest.len();
-                    (if self.insecure { &replaying.insecure_random } else { &replaying.random }, start)
-                };
-                match bytes.get(cursor..cursor + dest.len()) {
-                    Some(recorded) => dest.copy_from_slice(recorded),
-                    None => {
-                        let source = if self.insecure { "insecure random" } else { "random" };
-                        replaying
-                            .diverge(format!("the tool read more {source} bytes than the {} recorded", bytes.len()));
-                        dest.fill(0);
-                    }
-                }
+        });
+        // Live: the system's source, as wasmtime-wasi's default does for both.
+        if replayed.is_none() && getrandom::fill(dest).is_err() {
+            dest.fill(0);
+        }
+        let mut overflowed = false;
+        let insecure = self.insecure;
+        self.journal.keep(|observed| {
+            let kept = if insecure { &mut observed.insecure_random_hex } else { &mut observed.random_hex };
+            if kept.len() / 2 + dest.len() <= MAX_RECORDED_RANDOM_BYTES {
+                kept.push_str(&to_hex(dest));
+            } else {
+                overflowed = true;
             }
+        });
+        if overflowed {
+            self.journal.overflow("read more than 16 MiB of random bytes");
         }
     }
 }

@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 use wasmtime::StoreContextMut;
 use wasmtime::component::{ComponentType, Linker, Lower};
 
-use super::journal::{self, Journal};
+use super::journal::{self, Answer, Journal, PendingCall};
 use crate::redact::Redactor;
 use crate::tool::definition::ToolDefinition;
 use crate::tool::io::{ToolCall, ToolOutput, cut_name};
@@ -69,6 +69,8 @@ pub(crate) struct Caller {
     pub(crate) tool: String,
     /// The tools it may call (its `call_tools` grant).
     pub(crate) allowed: Arc<[String]>,
+    /// Those of them a person must approve each call of first (code mode's approvals).
+    pub(crate) approve: Arc<[String]>,
     /// How deep the calling call is: 0 for a call from outside, 1 for one a tool made.
     pub(crate) depth: u32,
     /// Nested calls left to the whole tree of calls this one belongs to.
@@ -167,7 +169,7 @@ pub(crate) fn add_to_linker<T: CallsView>(linker: &mut Linker<T>) -> wasmtime::R
         Ok((tools,))
     })?;
     calls.func_wrap_async("call", |store, (name, arguments): (String, String)| {
-        Box::new(async move { Ok((call(store, name, arguments).await,)) })
+        Box::new(async move { call(store, name, arguments).await.map(|answer| (answer,)) })
     })?;
     Ok(())
 }
@@ -189,29 +191,63 @@ fn callable(calls: &NestedCalls) -> Vec<CallableTool> {
 
 /// Runs one nested call for the guest in `store`, charging the fuel it used to the caller.
 /// Recorded, every call the guest asks for is kept with its answer (refusals included);
-/// replayed, every one is answered from the record, whatever this runtime would answer.
+/// replayed, every one is answered from the record, whatever this runtime would answer. A
+/// call that waits for a person's approval stops the guest ([`Suspended`]).
 async fn call<T: CallsView>(
     mut store: StoreContextMut<'_, T>,
     name: String,
     arguments: String,
-) -> Result<String, CallError> {
+) -> wasmtime::Result<Result<String, CallError>> {
     let journal = store.data().journal().cloned();
     // A record never holds a secret the guest passes on: the arguments are kept redacted,
     // and a replay compares them redacted.
-    let kept = journal.as_ref().map(|_| (name.clone(), redacted(store.data_mut().nested_calls(), &arguments)));
-    if let (Some(journal), Some((name, arguments))) = (&journal, &kept)
-        && let Some(replayed) = journal.replayed_call(name, arguments)
-    {
-        count_attempt(store.data_mut().nested_calls());
-        let fuel_left = store.get_fuel().unwrap_or(0);
-        return replay_call(store, replayed, fuel_left);
+    let kept = redacted(store.data_mut().nested_calls(), &arguments);
+    let approved = match journal.as_ref().map(|journal| journal.answer(&name, &kept)) {
+        Some(Answer::Replayed(recorded)) => {
+            count_attempt(store.data_mut().nested_calls());
+            let fuel_left = store.get_fuel().unwrap_or(0);
+            return Ok(replay_call(store, Ok(recorded), fuel_left));
+        }
+        Some(Answer::Diverged(how)) => {
+            count_attempt(store.data_mut().nested_calls());
+            let fuel_left = store.get_fuel().unwrap_or(0);
+            return Ok(replay_call(store, Err(how), fuel_left));
+        }
+        Some(Answer::Live { approved }) => approved,
+        None => false,
+    };
+    if !approved && needs_approval(store.data_mut().nested_calls(), &name) {
+        return Err(wasmtime::Error::new(Suspended(PendingCall { tool: name, arguments: kept })));
     }
-    let (answer, spent) = call_live(store, name, arguments).await;
-    if let (Some(journal), Some((name, arguments))) = (journal, kept) {
-        journal.record_call(journal::NestedCall { name, arguments, answer: recorded_answer(&answer), fuel: spent });
+    let (answer, spent) = call_live(store, name.clone(), arguments).await;
+    if let Some(journal) = journal {
+        journal.record_call(journal::NestedCall {
+            name,
+            arguments: kept,
+            answer: recorded_answer(&answer),
+            fuel: spent,
+        });
     }
-    answer
+    Ok(answer)
 }
+
+/// Whether the running call's caller must have a person approve a call of `tool` first.
+fn needs_approval(calls: &NestedCalls, tool: &str) -> bool {
+    matches!(calls, NestedCalls::Allowed(caller) if caller.approve.iter().any(|name| name == tool))
+}
+
+/// The error that stops a guest at a call waiting for a person's approval: the run ends, and
+/// is resumed by replay once someone decides ([`crate::code_mode`]).
+#[derive(Debug)]
+pub(crate) struct Suspended(pub(crate) PendingCall);
+
+impl std::fmt::Display for Suspended {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the program stopped at a call of `{}`, which waits for approval", self.0.tool)
+    }
+}
+
+impl std::error::Error for Suspended {}
 
 /// `arguments` with the calling tool's secrets (and its callers') redacted.
 fn redacted(calls: &NestedCalls, arguments: &str) -> String {

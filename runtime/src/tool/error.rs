@@ -165,6 +165,17 @@ pub enum CallError {
         /// Why, in the interceptor's words, for the model.
         reason: String,
     },
+    /// A program code mode runs stopped at a call that waits for a person's approval
+    /// ([`crate::code_mode`]); it resumes with [`resume_token`](Self::ApprovalRequired::resume_token)
+    /// once they decide.
+    ApprovalRequired {
+        /// The tool the program called.
+        tool: String,
+        /// Its arguments (secrets redacted).
+        arguments: String,
+        /// The opaque, authenticated token that resumes the program.
+        resume_token: String,
+    },
     /// The host could not run the call, for a reason that is neither the model's nor the
     /// tool's.
     Internal {
@@ -215,6 +226,7 @@ impl CallError {
             Self::DepthLimit { .. } => "depth_limit",
             Self::CallLimit { .. } => "call_limit",
             Self::Denied { .. } => "denied",
+            Self::ApprovalRequired { .. } => "approval_required",
             Self::Internal { .. } => "internal",
         }
     }
@@ -238,6 +250,7 @@ impl CallError {
             // Another URL may be allowed; with nothing allowed, no call can succeed.
             Self::HttpDenied { allowed, .. } | Self::NotAllowed { allowed, .. } => !allowed.is_empty(),
             Self::Timeout { .. }
+            | Self::ApprovalRequired { .. }
             | Self::DepthLimit { .. }
             | Self::CallLimit { .. }
             | Self::FuelExhausted { .. }
@@ -457,6 +470,12 @@ impl fmt::Display for CallError {
                 f,
                 "This call was not run: {reason}. Do not make the same call again; continue without it, \
                  or ask the user how to proceed."
+            ),
+            Self::ApprovalRequired { tool, arguments, .. } => write!(
+                f,
+                "The program paused before calling `{tool}` with {arguments}: that call needs the user's approval. \
+                 It resumes from there once they decide: approved, the call runs; denied, the program gets \
+                 ToolCallError(kind=\"denied\") and may carry on."
             ),
             Self::Internal { message } => write!(
                 f,

@@ -41,9 +41,18 @@ pub struct ToolCall {
     /// Where the tool's stdout goes while it runs, a line at a time
     /// ([`ToolCall::on_stdout_line`]).
     pub stdout_lines: Option<StdoutLines>,
-    /// For a program code mode runs ([`crate::code_mode`]): the tools it may call, in place
-    /// of its tool's `call_tools`. Only code mode sets it, on a call from outside.
-    pub(crate) program_may_call: Option<std::sync::Arc<[String]>>,
+    /// For a program code mode runs ([`crate::code_mode`]): what it may call, in place of its
+    /// tool's `call_tools`. Only code mode sets it, on a call from outside.
+    pub(crate) program: Option<ProgramGrant>,
+}
+
+/// What a program code mode runs may call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ProgramGrant {
+    /// The tools it may call.
+    pub(crate) may_call: std::sync::Arc<[String]>,
+    /// Those of them a person must approve each call of first.
+    pub(crate) must_approve: std::sync::Arc<[String]>,
 }
 
 /// The longest line of a tool's stdout handed to [`ToolCall::on_stdout_line`]; a longer one
@@ -88,7 +97,7 @@ impl ToolCall {
             limits: LimitOverrides::default(),
             trace_parent: None,
             stdout_lines: None,
-            program_may_call: None,
+            program: None,
         }
     }
 
