@@ -23,7 +23,7 @@ use crate::call::Journaled;
 use crate::runtime::Runtime;
 pub use crate::sandbox::journal::{CallableTool, NestedAnswer, NestedCall, Observed};
 use crate::sandbox::journal::{Journal, to_hex};
-use crate::tool::io::{Arguments, ToolCall, ToolOutput};
+use crate::tool::io::{ToolCall, ToolOutput};
 use crate::tool::limits::{LimitOverrides, Limits};
 
 /// The `format` of the records this version writes and reads.
@@ -178,10 +178,7 @@ impl Runtime {
         let limits = runner.call_limits(entry, &call.limits, false);
         let (tool, digest) = (call.name.clone(), to_hex(&entry.tool.digest));
         let (call_id, context) = (call.id.clone(), call.context.clone());
-        let arguments = match &call.arguments {
-            Arguments::Json(text) => text.clone(),
-            Arguments::Value(value) => value.to_string(),
-        };
+        let arguments = call.arguments.to_text();
         let journal = Journal::record();
         let journaled = Journaled { journal: &journal, limits: Some(&limits) };
         let output = runner.run_in_span(call, None, None, Some(journaled)).await;

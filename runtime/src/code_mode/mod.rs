@@ -466,16 +466,16 @@ impl CodeMode {
         call.name = self.tools.program().to_owned();
         call.program = Some(self.grant.clone());
         let journal = journal.or_else(|| (!self.grant.must_approve.is_empty()).then(Journal::record));
-        let arguments = match &call.arguments {
-            crate::tool::io::Arguments::Json(text) => text.clone(),
-            crate::tool::io::Arguments::Value(value) => value.to_string(),
-        };
-        let context = call.context.clone();
+        // What a pause seals besides what the run observed.
+        let sealed = journal.as_ref().map(|_| (call.arguments.to_text(), call.context.clone()));
         let journaled = journal.as_ref().map(|journal| Journaled { journal, limits: None });
         let mut output = self.runtime.runner().run_in_span(call, cancel, None, journaled).await;
         EXECUTE.clone_into(&mut output.tool);
-        if let (Some(CallError::ApprovalRequired { tool, arguments: pending, resume_token }), Some(journal)) =
-            (&mut output.error, &journal)
+        if let (
+            Some(CallError::ApprovalRequired { tool, arguments: pending, resume_token }),
+            Some(journal),
+            Some((arguments, context)),
+        ) = (&mut output.error, &journal, sealed)
         {
             match (journal.recorded(), self.program_digest()) {
                 (Ok(observed), Some(digest)) => {

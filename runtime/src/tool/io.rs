@@ -163,6 +163,16 @@ pub enum Arguments {
     Value(Value),
 }
 
+impl Arguments {
+    /// The arguments as JSON text, as they were sent (a value written compactly).
+    pub(crate) fn to_text(&self) -> String {
+        match self {
+            Self::Json(text) => text.clone(),
+            Self::Value(value) => value.to_string(),
+        }
+    }
+}
+
 impl From<String> for Arguments {
     fn from(json: String) -> Self {
         Self::Json(json)
