@@ -17,6 +17,7 @@ use toolcell_runtime::code_mode::{EXECUTE, SEARCH};
 use toolcell_runtime::{Arguments, ToolCall, ToolDefinition};
 use toolcell_schema::words::{closest, code_list, truncated};
 
+use crate::approvals;
 use crate::catalog::Catalog;
 use crate::code_mode::CodeModeServing;
 use crate::context::ContextHeader;
@@ -116,6 +117,7 @@ impl ToolServer {
         let listed = self.catalog.tools().await.map_err(not_loaded)?;
         let tools = self.catalog.code_mode(&listed).map_err(not_loaded)?;
         let definition = tools.definitions().iter().find(|tool| tool.name == request.name);
+        let resuming = approvals::resuming(&request);
         let (call, progress) = self.tool_call(request, definition, &context);
         let output = if call.name == SEARCH {
             tools.search_call(&call)
@@ -128,10 +130,23 @@ impl ToolServer {
                 () = context.ct.cancelled() => return Err(ErrorData::internal_error("the call was cancelled", None)),
             };
             let code_mode = runtime.code_mode().map_err(|err| not_loaded(err.to_string()))?;
-            code_mode.call_cancellable(call, &context.ct).await
+            match resuming {
+                Some(approvals::Resuming { token, decision: Some(decision) }) => code_mode
+                    .resume(&call.id, &token, decision, Some(&context.ct))
+                    .await
+                    .map_err(|err| ErrorData::invalid_params(err.to_string(), None))?,
+                // Input missing: ask again, with the same token.
+                Some(approvals::Resuming { token, decision: None }) => {
+                    return Ok(approvals::ask_again(&token).into());
+                }
+                None => code_mode.call_cancellable(call, &context.ct).await,
+            }
         };
         if let Some(progress) = progress {
             progress.finish().await;
+        }
+        if let Some(asked) = approvals::ask_for_approval(&output, &context) {
+            return Ok(asked.into());
         }
         convert::call_result(output).map(CallToolResponse::from)
     }

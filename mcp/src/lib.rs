@@ -16,6 +16,7 @@
 
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
+mod approvals;
 mod body;
 mod catalog;
 mod code_mode;

@@ -16,6 +16,7 @@ from pydantic_ai import Agent
 from pydantic_ai.mcp import MCPToolset
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from toolcell_server import HttpServer
 
 pytestmark = pytest.mark.anyio
 
@@ -149,3 +150,71 @@ def _turn(messages: list[ModelMessage]) -> int:
 def _returns(message: ModelMessage) -> list[ToolReturnPart]:
     assert isinstance(message, ModelRequest)
     return [part for part in message.parts if isinstance(part, ToolReturnPart)]
+
+
+# Approvals over MCP (2026-07-28): a program pausing at a call that waits for the user comes back
+# as `input_required` with an elicitation; the SDK asks its callback and retries with the token.
+
+PAUSING = (
+    "first = tools.json_query(document={'a': 1}, query='$.a')['matches'][0]['value']\n"
+    "try:\n    second = tools.calculator(expression=f'{first} + 1')['value']\n"
+    "except ToolCallError as err:\n    second = err.kind\n"
+    "[first, second]"
+)
+
+
+@pytest.fixture
+def approving(toolcell, tmp_path):
+    """The environment of a server whose programs wait for approval before calling `calculator`."""
+    policy = tmp_path / "policy.toml"
+    policy.write_text("[tools.calculator]\napprove = true\n")
+    return {**toolcell.env, "TOOLCELL_POLICY": str(policy)}
+
+
+@pytest.mark.parametrize("answer", ["approve", "refuse", "decline"])
+async def test_a_program_pauses_for_the_users_approval_and_resumes(toolcell, approving, answer):
+    from mcp import Client
+    from mcp_types import ElicitResult
+
+    asked: list[str] = []
+
+    async def elicit(context, params):
+        asked.append(params.message)
+        if answer == "decline":
+            return ElicitResult(action="decline")
+        return ElicitResult(action="accept", content={"approve": answer == "approve"})
+
+    with HttpServer(toolcell.binary, "--code-mode", env=approving) as server:
+        async with Client(server.url, mode="2026-07-28", elicitation_callback=elicit) as client:
+            result = await client.call_tool("execute", {"code": PAUSING})
+    assert asked == ['A program wants to call `calculator` with {"expression": "1 + 1"}. Allow this call?']
+    assert result.structured_content["value"] == ([1, 2.0] if answer == "approve" else [1, "denied"])
+
+
+async def test_another_stateless_replica_resumes_the_paused_program(toolcell, approving):
+    from mcp import Client
+
+    async def never(context, params):
+        raise AssertionError("this client answers the input requests itself")
+
+    with HttpServer(toolcell.binary, "--code-mode", "--stateless", env=approving) as first:
+        # A client that can be asked (it declares elicitation) and answers by hand.
+        async with Client(first.url, mode="2026-07-28", elicitation_callback=never) as client:
+            paused = await client.session.call_tool("execute", {"code": PAUSING}, allow_input_required=True)
+    assert paused.result_type == "input_required" and paused.request_state
+    approval = {"approval": {"action": "accept", "content": {"approve": True}}}
+    # A second process (the same compile cache, so the same resume key) resumes it.
+    with HttpServer(toolcell.binary, "--code-mode", "--stateless", env=approving) as second:
+        async with Client(second.url, mode="2026-07-28") as client:
+            result = await client.call_tool(
+                "execute", {"code": PAUSING}, input_responses=approval, request_state=paused.request_state
+            )
+            assert result.structured_content["value"] == [1, 2.0]
+            # The same token again: refused, the approved call ran once.
+            with pytest.raises(Exception, match="used already"):
+                await client.call_tool(
+                    "execute", {"code": PAUSING}, input_responses=approval, request_state=paused.request_state
+                )
+            tampered = paused.request_state[:40] + ("A" if paused.request_state[40] != "A" else "B") + paused.request_state[41:]
+            with pytest.raises(Exception, match="not authentic"):
+                await client.call_tool("execute", {"code": PAUSING}, input_responses=approval, request_state=tampered)
