@@ -1,14 +1,22 @@
-//! Code mode's approvals over MCP (revision 2026-07-28): a program that pauses at a call
-//! waiting for a person is answered with an `input_required` result, whose `requestState` is
-//! the runtime's resume token and whose one input request asks the user, by elicitation,
-//! whether to run the call. The client retries the call with the answer and the token; any
-//! replica with the same resume key resumes the program (nothing stayed in memory).
+//! Code mode's approvals over MCP. A program that pauses at a call waiting for a person:
+//!
+//! - revision 2026-07-28: is answered with an `input_required` result, whose `requestState` is
+//!   the runtime's resume token and whose one input request asks the user, by elicitation,
+//!   whether to run the call. The client retries the call with the answer and the token; any
+//!   replica with the same resume key resumes the program (nothing stayed in memory).
+//! - earlier revisions: the server asks the client (`elicitation/create`) during the call, and
+//!   resumes the program at once with the answer, as many times as it pauses.
+//!
+//! A client that cannot be asked gets the pause as a failed result naming the call.
 
+use rmcp::ErrorData;
 use rmcp::RoleServer;
-use rmcp::model::{CallToolRequestParams, InputRequest, InputRequests, InputRequiredResult, ProtocolVersion};
+use rmcp::model::{
+    CallToolRequestParams, ElicitRequestParams, InputRequest, InputRequests, InputRequiredResult, ProtocolVersion,
+};
 use rmcp::service::RequestContext;
 use serde_json::{Value, json};
-use toolcell_runtime::code_mode::Decision;
+use toolcell_runtime::code_mode::{CodeMode, Decision};
 use toolcell_runtime::{CallError, ToolOutput};
 
 /// The key of the input request that asks for approval.
@@ -44,8 +52,62 @@ pub(crate) fn ask_for_approval(
     let Some(CallError::ApprovalRequired { tool, arguments, resume_token }) = &output.error else { return None };
     let can_ask = context.protocol_version() == Some(ProtocolVersion::V_2026_07_28)
         && context.client_capabilities().is_some_and(|capabilities| capabilities.elicitation.is_some());
-    let message = format!("A program wants to call `{tool}` with {arguments}. Allow this call?");
-    (can_ask && !resume_token.is_empty()).then(|| ask(&message, resume_token))
+    (can_ask && !resume_token.is_empty()).then(|| ask(&question(tool, arguments), resume_token))
+}
+
+/// The most times one `execute` asks a client of an earlier revision to approve a call.
+const MAX_ASKED: usize = 64;
+
+/// Asks a client of a revision before 2026-07-28 that declared elicitation to approve each
+/// call the program pauses at, resuming it with each answer; the program's output in the end.
+/// A client that answers with an error (or cannot be asked) gets the pause as it is.
+///
+/// # Errors
+/// When a resume fails (the token expired, or the program diverged), or the call is cancelled.
+pub(crate) async fn ask_while_paused(
+    mut output: ToolOutput,
+    code_mode: &CodeMode,
+    call_id: &str,
+    context: &RequestContext<RoleServer>,
+) -> Result<ToolOutput, ErrorData> {
+    let can_ask = context.protocol_version().is_some_and(|version| version != ProtocolVersion::V_2026_07_28)
+        && context.client_capabilities().is_some_and(|capabilities| capabilities.elicitation.is_some());
+    for _ in 0..MAX_ASKED {
+        let Some(CallError::ApprovalRequired { tool, arguments, resume_token }) = &output.error else { break };
+        if !can_ask || resume_token.is_empty() {
+            break;
+        }
+        let Ok(params) = serde_json::from_value::<ElicitRequestParams>(form(&question(tool, arguments))) else { break };
+        let answer = tokio::select! {
+            answer = context.peer.create_elicitation(params) => answer,
+            () = context.ct.cancelled() => return Err(ErrorData::internal_error("the call was cancelled", None)),
+        };
+        let Ok(answer) = answer else { break };
+        let decision = decision(&serde_json::to_value(answer).unwrap_or_default());
+        output = code_mode
+            .resume(call_id, resume_token, decision, Some(&context.ct))
+            .await
+            .map_err(|err| ErrorData::invalid_params(err.to_string(), None))?;
+    }
+    Ok(output)
+}
+
+/// What the user is asked about a paused program's call.
+fn question(tool: &str, arguments: &str) -> String {
+    format!("A program wants to call `{tool}` with {arguments}. Allow this call?")
+}
+
+/// An elicitation form asking `message`, with one boolean, `approve`.
+fn form(message: &str) -> Value {
+    json!({
+        "mode": "form",
+        "message": message,
+        "requestedSchema": {
+            "type": "object",
+            "properties": {"approve": {"type": "boolean", "title": "Allow the call"}},
+            "required": ["approve"],
+        },
+    })
 }
 
 /// Asks the user again, when a retry carried the token but no answer.
@@ -55,22 +117,35 @@ pub(crate) fn ask_again(token: &str) -> InputRequiredResult {
 
 /// Asks the user `message` (whether a paused program may make its call); `token` resumes it.
 fn ask(message: &str, token: &str) -> InputRequiredResult {
-    let request = json!({
-        "method": "elicitation/create",
-        "params": {
-            "mode": "form",
-            "message": message,
-            "requestedSchema": {
-                "type": "object",
-                "properties": {"approve": {"type": "boolean", "title": "Allow the call"}},
-                "required": ["approve"],
-            },
-        },
-    });
+    let request = json!({"method": "elicitation/create", "params": form(message)});
     let mut requests = InputRequests::new();
     // Written by hand above: it is always an elicitation request.
     if let Ok(request) = serde_json::from_value::<InputRequest>(request) {
         requests.insert(APPROVAL_INPUT.to_owned(), request);
     }
     InputRequiredResult::new(Some(requests), Some(token.to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Only an accepted form saying yes approves: a decline, a cancel, a no, or an answer in
+    /// another shape denies.
+    #[test]
+    fn only_an_explicit_yes_approves() {
+        let cases = [
+            (json!({"action": "accept", "content": {"approve": true}}), Decision::Approved),
+            (json!({"action": "accept", "content": {"approve": false}}), Decision::Denied),
+            (json!({"action": "accept", "content": {"approve": "yes"}}), Decision::Denied),
+            (json!({"action": "accept"}), Decision::Denied),
+            (json!({"action": "decline", "content": {"approve": true}}), Decision::Denied),
+            (json!({"action": "cancel"}), Decision::Denied),
+            (json!("approve"), Decision::Denied),
+        ];
+        for (answer, expected) in cases {
+            assert_eq!(decision(&answer), expected, "{answer}");
+        }
+        assert!(serde_json::from_value::<ElicitRequestParams>(form("Allow?")).is_ok(), "the form is an elicitation");
+    }
 }

@@ -130,9 +130,10 @@ impl ToolServer {
                 () = context.ct.cancelled() => return Err(ErrorData::internal_error("the call was cancelled", None)),
             };
             let code_mode = runtime.code_mode().map_err(|err| not_loaded(err.to_string()))?;
-            match resuming {
+            let call_id = call.id.clone();
+            let output = match resuming {
                 Some(approvals::Resuming { token, decision: Some(decision) }) => code_mode
-                    .resume(&call.id, &token, decision, Some(&context.ct))
+                    .resume(&call_id, &token, decision, Some(&context.ct))
                     .await
                     .map_err(|err| ErrorData::invalid_params(err.to_string(), None))?,
                 // Input missing: ask again, with the same token.
@@ -140,7 +141,8 @@ impl ToolServer {
                     return Ok(approvals::ask_again(&token).into());
                 }
                 None => code_mode.call_cancellable(call, &context.ct).await,
-            }
+            };
+            approvals::ask_while_paused(output, &code_mode, &call_id, &context).await?
         };
         if let Some(progress) = progress {
             progress.finish().await;

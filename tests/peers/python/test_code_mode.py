@@ -171,8 +171,11 @@ def approving(toolcell, tmp_path):
     return {**toolcell.env, "TOOLCELL_POLICY": str(policy)}
 
 
+@pytest.mark.parametrize("mode", ["2026-07-28", "legacy"])
 @pytest.mark.parametrize("answer", ["approve", "refuse", "decline"])
-async def test_a_program_pauses_for_the_users_approval_and_resumes(toolcell, approving, answer):
+async def test_a_program_pauses_for_the_users_approval_and_resumes(toolcell, approving, answer, mode):
+    """2026-07-28: an `input_required` result the SDK answers and retries; legacy (2025-11-25):
+    the server's own `elicitation/create` during the call."""
     from mcp import Client
     from mcp_types import ElicitResult
 
@@ -185,7 +188,7 @@ async def test_a_program_pauses_for_the_users_approval_and_resumes(toolcell, app
         return ElicitResult(action="accept", content={"approve": answer == "approve"})
 
     with HttpServer(toolcell.binary, "--code-mode", env=approving) as server:
-        async with Client(server.url, mode="2026-07-28", elicitation_callback=elicit) as client:
+        async with Client(server.url, mode=mode, elicitation_callback=elicit) as client:
             result = await client.call_tool("execute", {"code": PAUSING})
     assert asked == ['A program wants to call `calculator` with {"expression": "1 + 1"}. Allow this call?']
     assert result.structured_content["value"] == ([1, 2.0] if answer == "approve" else [1, "denied"])
