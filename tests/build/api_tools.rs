@@ -28,6 +28,8 @@ pub fn write_api_tools(api: &Path, out: &Path) -> usize {
     let text = std::fs::read_to_string(api).unwrap_or_else(|err| panic!("read {}: {err}", api.display()));
     let api: Value = serde_json::from_str(&text).unwrap_or_else(|err| panic!("{} is not JSON: {err}", api.display()));
     let operations = api["operations"].as_array().expect("api.json has an `operations` array");
+    // Afresh: a tool whose operation left api.json must not stay behind.
+    let _ = std::fs::remove_dir_all(out);
     std::fs::create_dir_all(out).expect("create the api-tools folder");
     for operation in operations {
         let operation = Operation::from_json(operation);
