@@ -1,6 +1,10 @@
 //! Builds the test guests (`guests/examples/*.rs`, plus a `wasi:cli` command from
 //! `guests/src/bin`) as components into `$OUT_DIR/guests/`, and assembles the ones written
-//! in the component text format (`guests/wat/*.wat`).
+//! in the component text format (`guests/wat/*.wat`), and one mock tool per operation of
+//! `guests/api/api.json` into `$OUT_DIR/api-tools/` (see `build/api_tools.rs`).
+
+#[path = "build/api_tools.rs"]
+mod api_tools;
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -21,6 +25,7 @@ fn main() {
         let _ = writeln!(code, "        $m!({});", artifact.target_name);
     }
     code.push_str("    };\n}\n");
+    code.push_str(&api_tools_constant(Path::new(&out_dir)));
     std::fs::write(format!("{out_dir}/guests.rs"), code).expect("write guests.rs");
 }
 
@@ -42,4 +47,17 @@ fn assemble_wat_guests(source: &Path, out: &Path) -> Vec<Artifact> {
             Artifact { target_name: name, path }
         })
         .collect()
+}
+
+/// Writes the API tools and returns `pub const API_TOOLS_DIR` for the library. They stay out of
+/// `foreach_guest!`: they are one mock a hundred times, tested together (tests/it/api_tools.rs).
+fn api_tools_constant(out_dir: &Path) -> String {
+    let dir = out_dir.join("api-tools");
+    let written = api_tools::write_api_tools(Path::new("guests/api/api.json"), &dir);
+    println!("cargo:rerun-if-changed=build");
+    format!(
+        "/// The folder of {written} mock tools, one per operation of `tests/guests/api/api.json` (an online shop's \
+         back office).\npub const API_TOOLS_DIR: &str = {:?};\n",
+        dir
+    )
 }

@@ -3,6 +3,7 @@
 
 mod annotations;
 mod announce;
+mod api_tools;
 mod approvals;
 mod cancellation;
 mod capabilities;

@@ -81,8 +81,8 @@ pub struct SearchHit {
 }
 
 /// Code mode's two tools over a set of definitions: what a server lists and what `search`
-/// finds. Cheap to clone. Build it once per version of the tools (about a millisecond per
-/// hundred tools).
+/// finds. Cheap to clone. Build it once per version of the tools (3.8 ms for 108 tools, and a
+/// search tens of microseconds: `benches/search.rs`).
 #[derive(Clone)]
 pub struct CodeModeTools {
     inner: Arc<ToolsInner>,
