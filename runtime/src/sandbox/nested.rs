@@ -200,9 +200,10 @@ async fn call<T: CallsView>(
 ) -> wasmtime::Result<Result<String, CallError>> {
     let journal = store.data().journal().cloned();
     // A record never holds a secret the guest passes on: the arguments are kept redacted,
-    // and a replay compares them redacted.
-    let kept = redacted(store.data_mut().nested_calls(), &arguments);
-    let approved = match journal.as_ref().map(|journal| journal.answer(&name, &kept)) {
+    // and a replay compares them redacted. (A call that is not journaled copies nothing.)
+    let kept = journal.as_ref().map(|_| redacted(store.data_mut().nested_calls(), &arguments));
+    let answer = journal.as_ref().zip(kept.as_deref()).map(|(journal, kept)| journal.answer(&name, kept));
+    let approved = match answer {
         Some(Answer::Replayed(recorded)) => {
             count_attempt(store.data_mut().nested_calls());
             let fuel_left = store.get_fuel().unwrap_or(0);
@@ -217,16 +218,13 @@ async fn call<T: CallsView>(
         None => false,
     };
     if !approved && needs_approval(store.data_mut().nested_calls(), &name) {
-        return Err(wasmtime::Error::new(Suspended(PendingCall { tool: name, arguments: kept })));
+        let arguments = kept.unwrap_or_else(|| redacted(store.data_mut().nested_calls(), &arguments));
+        return Err(wasmtime::Error::new(Suspended(PendingCall { tool: name, arguments })));
     }
-    let (answer, spent) = call_live(store, name.clone(), arguments).await;
-    if let Some(journal) = journal {
-        journal.record_call(journal::NestedCall {
-            name,
-            arguments: kept,
-            answer: recorded_answer(&answer),
-            fuel: spent,
-        });
+    let recorded_name = journal.as_ref().map(|_| name.clone());
+    let (answer, spent) = call_live(store, name, arguments).await;
+    if let (Some(journal), Some(name), Some(arguments)) = (journal, recorded_name, kept) {
+        journal.record_call(journal::NestedCall { name, arguments, answer: recorded_answer(&answer), fuel: spent });
     }
     Ok(answer)
 }
