@@ -34,6 +34,7 @@ use crate::hangup::HangUps;
 use crate::peers::Counts;
 use crate::prometheus::{Scrape, ServerGauges};
 use crate::sessions::Sessions;
+use crate::tasks::{TaskLimits, Tasks};
 use crate::{body, conn, origin, prometheus, sessions};
 
 /// The MCP endpoint's service.
@@ -59,6 +60,10 @@ pub struct HttpOptions {
     /// serve any request. Revision 2026-07-28 is always served this way. Clients of older
     /// revisions then get no `notifications/tools/list_changed`.
     pub stateless: bool,
+    /// How calls become tasks for clients that accept them (MCP's Tasks extension); `None`
+    /// offers no tasks. Tasks live in this process: with several replicas, `tasks/*` must
+    /// reach the one that created the task. Default: [`TaskLimits::default`].
+    pub tasks: Option<TaskLimits>,
     /// The largest request body accepted. Default: 4 MiB.
     pub max_body_bytes: usize,
     /// How long shutdown waits for calls in flight before it stops them. Default: 10 s.
@@ -105,6 +110,7 @@ impl Default for HttpOptions {
             schemas: Schemas::Standard,
             code_mode: CodeModeServing::Off,
             stateless: false,
+            tasks: Some(TaskLimits::default()),
             max_body_bytes: 4 << 20,
             shutdown_grace: Duration::from_secs(10),
             max_connections: 1024,
@@ -238,6 +244,7 @@ fn router(
     }
     let headers: Arc<[ContextHeader]> = options.context_headers.clone().into();
     let (schemas, code_mode) = (options.schemas, options.code_mode);
+    let tasks = options.tasks.map(|limits| Arc::new(Tasks::new(limits)));
     let health = catalog.clone();
     let sessions = Sessions::new(
         options.max_sessions.max(1),
@@ -247,7 +254,12 @@ fn router(
     let gauges = Gauges { catalog: catalog.clone(), connections, sessions: sessions.counts() };
     let metrics = metrics_route(gauges, options, address);
     let mcp: Mcp = StreamableHttpService::new(
-        move || Ok(ToolServer::new(catalog.clone(), headers.clone()).with_schemas(schemas).with_code_mode(code_mode)),
+        move || {
+            Ok(ToolServer::new(catalog.clone(), headers.clone())
+                .with_schemas(schemas)
+                .with_code_mode(code_mode)
+                .with_tasks(tasks.clone()))
+        },
         Arc::new(sessions),
         config,
     );

@@ -53,6 +53,7 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
             let mut options = StdioOptions::default();
             options.schemas = schemas;
             options.code_mode = code_mode;
+            options.tasks = args.tasks();
             tokio::select! {
                 served = toolcell_mcp::serve_stdio(catalog.clone(), options) => served?,
                 failed = loading => return Err(failed),
@@ -60,6 +61,7 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
         }
         Transport::Http => {
             let mut options = HttpOptions::default();
+            options.tasks = args.tasks();
             options.listen = args.listen;
             options.schemas = schemas;
             options.code_mode = code_mode;
