@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 
 use crate::call::Journaled;
 use crate::runtime::Runtime;
-pub use crate::sandbox::journal::{CallableTool, NestedAnswer, NestedCall, Observed};
+pub use crate::sandbox::journal::{CallableTool, HttpAnswer, HttpExchange, NestedAnswer, NestedCall, Observed};
 use crate::sandbox::journal::{Journal, to_hex};
 use crate::tool::io::{ToolCall, ToolOutput};
 use crate::tool::limits::{LimitOverrides, Limits};
@@ -146,6 +146,16 @@ pub enum ReplayError {
     /// The run asked the host for something the record does not have.
     #[error("the replay diverged from the record: {0}")]
     Diverged(String),
+    /// The record holds HTTP requests, and the tool here is not linked with `wasi:http`.
+    #[error(
+        "the record of `{tool}` holds HTTP requests, but here `{tool}` has no HTTP grant, so it is not linked with \
+         wasi:http: grant it any host (the record answers every request; nothing is sent), e.g. \
+         `Grants::new().allow_host(\"replay.invalid\".parse()?)`; `toolcell replay` does"
+    )]
+    NeedsHttp {
+        /// The tool.
+        tool: String,
+    },
 }
 
 /// A replay's outcome.
@@ -217,6 +227,9 @@ impl Runtime {
             });
         }
         // The recorded limits, never above what this runtime gives the tool.
+        if !record.observed.http.is_empty() && entry.grants.allow_hosts.is_empty() {
+            return Err(ReplayError::NeedsHttp { tool: record.tool.clone() });
+        }
         let limits = runner.call_limits(entry, &LimitOverrides::all_of(&record.limits), false);
         let journal = Journal::replay(record.observed.clone()).map_err(ReplayError::Unreadable)?;
         let call = ToolCall::new(record.call_id.clone(), record.tool.clone(), record.arguments.as_str())

@@ -142,3 +142,87 @@ async fn a_record_never_holds_a_secret_the_program_passes_on() {
     let replayed = runtime.replay(&record).await.expect("replays");
     assert!(replayed.same_result && replayed.same_fuel, "{:?}", replayed.output);
 }
+
+/// A local HTTP/1.1 server answering every request with its number (`reply 1`, `reply 2`...),
+/// and `secret` when the path asks for it, on a thread of its own; the requests it answered.
+fn counting_server(secret: &'static str) -> (u16, std::sync::Arc<std::sync::atomic::AtomicU32>) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    let served = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let counter = served.clone();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 0) && !line.ends_with("\r\n\r\n") {}
+            let n = counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+            let body = if line.contains("/secret") { format!("reply {n} {secret}") } else { format!("reply {n}") };
+            let head = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(format!("{head}{body}").as_bytes());
+        }
+    });
+    (port, served)
+}
+
+#[tokio::test]
+async fn an_http_call_replays_from_its_record_without_the_network_and_keeps_no_secret() {
+    const SECRET: &str = "s3cr3t-token-4815162342";
+    let (port, served) = counting_server(SECRET);
+    let host: toolcell_runtime::policy::HostPattern = format!("127.0.0.1:{port}").parse().unwrap();
+    let secret = toolcell_runtime::policy::EnvGrant::secret("TOKEN", SECRET);
+    let runtime = standard_tools()
+        .grant("http_fetch", Grants::new().allow_host(host).env(secret))
+        .build()
+        .await
+        .expect("runtime builds");
+    let url = format!("http://127.0.0.1:{port}/data?page=1");
+    let call = ToolCall::new("rec-http", "http_fetch", json!({"url": url}));
+    let (output, record) = runtime.call_recorded(call).await;
+    assert!(!output.is_error, "{}", output.content);
+    let record = record.expect("recorded");
+    assert_eq!(record.observed.http.len(), 1, "{:?}", record.observed);
+    assert_eq!(record.observed.http[0].request, format!("GET {url}"));
+    let text = record.to_json();
+    assert_eq!(served.load(std::sync::atomic::Ordering::SeqCst), 1);
+
+    // Replayed: the same result with the same fuel, and the server is not asked again (a live
+    // call would get `reply 2`).
+    let record = Record::from_json(&text).unwrap();
+    let replayed = runtime.replay(&record).await.expect("replays");
+    assert!(replayed.same_result && replayed.same_fuel, "{:?}", replayed.output);
+    assert!(replayed.output.content.contains("reply 1"), "{}", replayed.output.content);
+    assert_eq!(served.load(std::sync::atomic::Ordering::SeqCst), 1, "nothing was sent");
+
+    // A response that echoes the tool's secret is kept redacted: the record never holds it, and
+    // its replay (which reads `[REDACTED]`) says it is not the same result.
+    let echo = ToolCall::new("rec-secret", "http_fetch", json!({"url": format!("http://127.0.0.1:{port}/secret")}));
+    let (_, echoed) = runtime.call_recorded(echo).await;
+    let echoed = echoed.expect("recorded");
+    assert!(!echoed.to_json().contains(SECRET), "the record holds no secret: {}", echoed.to_json());
+    let replayed = runtime.replay(&echoed).await.expect("replays");
+    assert!(!replayed.same_result && replayed.output.content.contains("[REDACTED]"), "{:?}", replayed.output);
+    assert_eq!(served.load(std::sync::atomic::Ordering::SeqCst), 2);
+
+    // On a runtime that grants http_fetch another host only, still from the record; one that
+    // grants none says what to do.
+    let elsewhere: toolcell_runtime::policy::HostPattern = "replay.invalid".parse().unwrap();
+    let other = standard_tools().grant("http_fetch", Grants::new().allow_host(elsewhere)).build().await.unwrap();
+    let replayed = other.replay(&record).await.expect("replays elsewhere");
+    assert!(replayed.output.content.contains("reply 1"), "{}", replayed.output.content);
+    let ungranted = standard_tools().build().await.unwrap();
+    let refused = ungranted.replay(&record).await.unwrap_err();
+    assert!(matches!(refused, ReplayError::NeedsHttp { .. }), "{refused}");
+    assert!(refused.to_string().contains("grant it any host"), "{refused}");
+
+    // A record whose request was changed: the replay diverges, saying where.
+    let mut changed: Value = serde_json::from_str(&text).unwrap();
+    changed["observed"]["http"][0]["request"] = json!("GET http://127.0.0.1:1/other");
+    let changed = Record::from_json(&changed.to_string()).unwrap();
+    let diverged = runtime.replay(&changed).await.unwrap_err();
+    assert!(diverged.to_string().contains("HTTP request 1 was `GET"), "{diverged}");
+    assert_eq!(served.load(std::sync::atomic::Ordering::SeqCst), 2, "a diverged replay sends nothing either");
+}

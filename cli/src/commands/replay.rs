@@ -11,10 +11,21 @@ use crate::EXIT_TOOL_ERROR;
 use crate::load::{Source, load_one};
 use crate::print::print_json;
 
+/// The host a replayed tool is granted when its record holds HTTP requests: `.invalid` never
+/// resolves.
+const REPLAY_HOST: &str = "replay.invalid";
+
 pub(crate) async fn replay(source: Source<'_>, file: &Path) -> anyhow::Result<ExitCode> {
     let text = std::fs::read_to_string(file).with_context(|| format!("cannot read the record {}", file.display()))?;
     let record = Record::from_json(&text).with_context(|| format!("{} is not a record", file.display()))?;
-    let (runtime, _) = load_one(source, &record.tool, &Grants::new()).await?;
+    // A record of HTTP requests answers each of them: the tool needs `wasi:http` linked, and a
+    // host no name resolves to (nothing is ever sent).
+    let grants = if record.observed.http.is_empty() {
+        Grants::new()
+    } else {
+        Grants::new().allow_host(REPLAY_HOST.parse().map_err(anyhow::Error::msg)?)
+    };
+    let (runtime, _) = load_one(source, &record.tool, &grants).await?;
     let replayed = runtime.replay(&record).await.with_context(|| format!("cannot replay {}", file.display()))?;
     print_json(&replayed.output)?;
     let fuel = replayed.output.usage.fuel_consumed;

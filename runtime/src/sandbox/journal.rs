@@ -17,6 +17,8 @@ use wasmtime_wasi::{HostMonotonicClock, HostWallClock, WasiCtxBuilder};
 pub(crate) const MAX_RECORDED_RANDOM_BYTES: usize = 16 << 20;
 /// The most clock readings one record keeps.
 pub(crate) const MAX_RECORDED_CLOCK_READINGS: usize = 1 << 20;
+/// The most bytes of HTTP response bodies one record keeps.
+pub(crate) const MAX_RECORDED_HTTP_BYTES: usize = 16 << 20;
 
 /// What one call observed, in order.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,6 +44,68 @@ pub struct Observed {
     /// The calls the guest made to other tools, and their answers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub calls: Vec<NestedCall>,
+    /// The HTTP requests the guest sent, and what came back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub http: Vec<HttpExchange>,
+}
+
+/// One HTTP request a call sent, and what came back. Secrets are redacted from both.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct HttpExchange {
+    /// `GET https://example.com/path`.
+    pub request: String,
+    /// What came back.
+    pub answer: HttpAnswer,
+}
+
+/// What an HTTP request got.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum HttpAnswer {
+    /// A response: the body as the guest read it, and how reading it ended when it did not
+    /// end well (its cap, a cut connection), in `wasi:http`'s words.
+    Response {
+        /// The status code.
+        status: u16,
+        /// The headers, values as text.
+        headers: Vec<(String, String)>,
+        /// The body as the guest read it, as hex.
+        body_hex: String,
+        /// How reading the body ended, when it failed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        body_error: Option<String>,
+    },
+    /// Refused by the host before it left: `reason`, and the grant that would allow it;
+    /// `in_flight` when too many requests were in flight.
+    Refused {
+        /// The request as the refusal quotes it.
+        request: String,
+        /// Which rule refused it.
+        reason: String,
+        /// The `allow_hosts` entry that would allow it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        grant: Option<String>,
+        /// Whether it was refused for too many requests in flight.
+        #[serde(default)]
+        in_flight: bool,
+    },
+    /// Failed on the way (no address, refused, a timeout), in `wasi:http`'s words.
+    Failed {
+        /// The error code.
+        error: String,
+    },
+}
+
+/// How to answer an HTTP request of a journaled call.
+pub(crate) enum HttpReplay {
+    /// Live: send it (and keep what it gets, when recording).
+    Live,
+    /// From the record.
+    Replayed(HttpAnswer),
+    /// The run asked for a request the record does not have.
+    Diverged(String),
 }
 
 /// A tool the guest could call, as `callable` listed it.
@@ -158,6 +222,7 @@ struct Cursors {
     random: usize,
     insecure_random: usize,
     calls: usize,
+    http: usize,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -305,6 +370,55 @@ impl Journal {
         answer
     }
 
+    /// How to answer the next HTTP request of the call, `request` (redacted).
+    pub(crate) fn answer_http(&self, request: &str) -> HttpReplay {
+        let Some(replay) = &self.0.replay else { return HttpReplay::Live };
+        let index = next_index(&replay.next, |next| &mut next.http);
+        let answer = match replay.observed.http.get(index) {
+            Some(recorded) if recorded.request == request => HttpReplay::Replayed(recorded.answer.clone()),
+            Some(recorded) => HttpReplay::Diverged(format!(
+                "HTTP request {} was `{request}`; the record has `{}`",
+                index + 1,
+                recorded.request
+            )),
+            None if self.0.then_live => HttpReplay::Live,
+            None => HttpReplay::Diverged(format!(
+                "HTTP request {} was `{request}`; the recorded run sent only {}",
+                index + 1,
+                replay.observed.http.len()
+            )),
+        };
+        match &answer {
+            HttpReplay::Replayed(answer) => {
+                let exchange = HttpExchange { request: request.to_owned(), answer: answer.clone() };
+                self.keep(|observed| observed.http.push(exchange));
+            }
+            HttpReplay::Diverged(how) => self.diverge(how.clone()),
+            HttpReplay::Live => {}
+        }
+        answer
+    }
+
+    /// Keeps an HTTP request and what it got, within the bound on bodies.
+    pub(crate) fn record_http(&self, exchange: HttpExchange) {
+        let mut overflowed = false;
+        self.keep(|observed| {
+            let body = |exchange: &HttpExchange| match &exchange.answer {
+                HttpAnswer::Response { body_hex, .. } => body_hex.len() / 2,
+                _ => 0,
+            };
+            let kept: usize = observed.http.iter().map(body).sum();
+            if kept + body(&exchange) <= MAX_RECORDED_HTTP_BYTES {
+                observed.http.push(exchange);
+            } else {
+                overflowed = true;
+            }
+        });
+        if overflowed {
+            self.overflow("read more than 16 MiB of HTTP responses");
+        }
+    }
+
     /// Keeps a nested call and its answer.
     pub(crate) fn record_call(&self, call: NestedCall) {
         self.keep(|observed| observed.calls.push(call));
@@ -325,9 +439,16 @@ impl Journal {
             return Some(diverged);
         }
         let replay = self.0.replay.as_ref()?;
-        let made = lock(&replay.next).calls;
-        let recorded = replay.observed.calls.len();
-        (made < recorded).then(|| format!("the run made {made} nested calls; the recorded run made {recorded}"))
+        let (made, sent) = {
+            let next = lock(&replay.next);
+            (next.calls, next.http)
+        };
+        let (recorded, recorded_http) = (replay.observed.calls.len(), replay.observed.http.len());
+        if made < recorded {
+            return Some(format!("the run made {made} nested calls; the recorded run made {recorded}"));
+        }
+        (sent < recorded_http && !self.0.then_live)
+            .then(|| format!("the run sent {sent} HTTP requests; the recorded run sent {recorded_http}"))
     }
 
     fn keep(&self, change: impl FnOnce(&mut Observed)) {
@@ -541,7 +662,7 @@ pub(crate) fn to_hex(bytes: &[u8]) -> String {
     })
 }
 
-fn from_hex(hex: &str) -> Option<Vec<u8>> {
+pub(crate) fn from_hex(hex: &str) -> Option<Vec<u8>> {
     if !hex.len().is_multiple_of(2) {
         return None;
     }

@@ -144,7 +144,8 @@ impl Sandbox {
                 network.resolver.clone(),
                 network.request_slots.clone(),
                 redactor.clone(),
-            ),
+            )
+            .with_journal(given.journal.cloned()),
             memory: MemoryLimiter::new(limits.memory_bytes),
             stdout,
             stderr,

@@ -11,6 +11,7 @@
 mod address;
 mod body;
 mod connect;
+mod recorded;
 
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
@@ -24,6 +25,7 @@ use self::body::CappedBody;
 use self::connect::Destination;
 use crate::policy::{HostPattern, Scheme};
 use crate::redact::Redactor;
+use crate::sandbox::journal::{HttpAnswer, HttpExchange, HttpReplay, Journal};
 
 /// Requests one call may have in flight (sent, with a response not yet read or dropped).
 pub(crate) const MAX_REQUESTS_PER_CALL: usize = 16;
@@ -111,6 +113,8 @@ pub(crate) struct HttpGate {
     per_runtime: RequestSlots,
     redactor: Redactor,
     pub(crate) events: Arc<HttpEvents>,
+    /// Recording or replaying the call's requests, if it is.
+    journal: Option<Journal>,
 }
 
 /// A request that passed the URL check.
@@ -136,7 +140,42 @@ impl HttpGate {
             per_runtime,
             redactor,
             events: Arc::default(),
+            journal: None,
         }
+    }
+
+    /// Records the call's requests into `journal`, or answers them from it.
+    pub(crate) fn with_journal(mut self, journal: Option<Journal>) -> Self {
+        self.journal = journal;
+        self
+    }
+
+    /// Answers a request from the record (a replay): the response, or the refusal or failure
+    /// the recorded one got, refusals reported as a live refusal is.
+    fn replayed(
+        &self,
+        answer: HttpAnswer,
+        request: &http::Request<WasiBody>,
+    ) -> Result<http::Response<WasiBody>, Error> {
+        if let HttpAnswer::Refused { request: described, reason, grant, .. } = &answer {
+            let denied = DeniedRequest { request: described.clone(), reason: reason.clone(), grant: grant.clone() };
+            self.refuse(denied, request.uri());
+        }
+        recorded::replayed_response(answer, &self.events)
+    }
+
+    /// Refuses a request, keeping the refusal when recording.
+    fn refuse_recorded(&self, denied: DeniedRequest, uri: &http::Uri, line: Option<&String>, in_flight: bool) {
+        if let (Some(journal), Some(line)) = (&self.journal, line) {
+            let answer = HttpAnswer::Refused {
+                request: denied.request.clone(),
+                reason: denied.reason.clone(),
+                grant: denied.grant.clone(),
+                in_flight,
+            };
+            journal.record_http(HttpExchange { request: line.clone(), answer });
+        }
+        self.refuse(denied, uri);
     }
 
     /// Checks a request's URL: scheme, no user info, host and port on the allow-list.
@@ -248,20 +287,31 @@ impl WasiHttpHooks for HttpGate {
                 Output = Result<(http::Response<WasiBody>, Box<dyn Future<Output = Result<(), Error>> + Send>), Error>,
             > + Send,
     > {
+        // A journaled call's request: answered from the record, or sent and kept.
+        let line = self.journal.as_ref().map(|_| recorded::request_line(&request, &self.redactor));
+        if let (Some(journal), Some(line)) = (&self.journal, &line) {
+            match journal.answer_http(line) {
+                HttpReplay::Live => {}
+                HttpReplay::Replayed(answer) => {
+                    let replayed = self.replayed(answer, &request);
+                    let done: Box<dyn Future<Output = Result<(), Error>> + Send> = Box::new(async { Ok(()) });
+                    return Box::new(async move { replayed.map(|response| (response, done)) });
+                }
+                HttpReplay::Diverged(how) => return Box::new(async { Err(Error::InternalError(Some(how))) }),
+            }
+        }
         let target = match self.check_url(&request) {
             Ok(target) => target,
             Err(denied) => {
-                self.refuse(denied, request.uri());
+                self.refuse_recorded(denied, request.uri(), line.as_ref(), false);
                 return Box::new(async { Err(Error::HttpRequestDenied) });
             }
         };
         let slot = match self.take_slot() {
             Ok(slot) => Arc::new(slot),
             Err(reason) => {
-                self.refuse(
-                    DeniedRequest { request: describe(&request, &self.redactor), reason, grant: None },
-                    request.uri(),
-                );
+                let denied = DeniedRequest { request: describe(&request, &self.redactor), reason, grant: None };
+                self.refuse_recorded(denied, request.uri(), line.as_ref(), true);
                 return Box::new(async { Err(Error::ConnectionLimitReached) });
             }
         };
@@ -278,12 +328,33 @@ impl WasiHttpHooks for HttpGate {
             target,
         };
         let (limit, events) = (self.max_response_bytes, self.events.clone());
+        let recording = self.journal.clone().zip(line).map(|(journal, line)| (journal, line, self.redactor.clone()));
         Box::new(async move {
-            let addresses = resolved.await?;
-            let destination = check.pick(addresses, &request)?;
-            let (response, drive) = connect::send(request, options, destination).await?;
+            let sent = async {
+                let addresses = resolved.await?;
+                let destination = check.pick(addresses, &request)?;
+                connect::send(request, options, destination).await
+            };
+            let (response, drive) = match (sent.await, &recording) {
+                (Ok(sent), _) => sent,
+                (Err(err), None) => return Err(err),
+                (Err(err), Some((journal, line, _))) => {
+                    let err = recorded::guest_view(err);
+                    let answer = HttpAnswer::Failed { error: recorded::error_text(&err) };
+                    journal.record_http(HttpExchange { request: line.clone(), answer });
+                    return Err(err);
+                }
+            };
             let body_slot = slot.clone();
             let response = response.map(|body| CappedBody::new(body, limit, events, body_slot).boxed());
+            let (response, drive) = match recording {
+                None => (response, drive),
+                Some((journal, line, redactor)) => {
+                    let (response, answer, drive) = recorded::read_whole(response, drive, &redactor).await;
+                    journal.record_http(HttpExchange { request: line, answer });
+                    (response, drive)
+                }
+            };
             let drive: Box<dyn Future<Output = Result<(), Error>> + Send> = Box::new(async move {
                 let result = drive.await;
                 drop(slot);
