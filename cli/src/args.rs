@@ -434,8 +434,8 @@ pub(crate) struct InvokeArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse::size)]
     pub(crate) max_output: Option<u64>,
     /// Also write a record of the call to FILE: its arguments, limits and every clock
-    /// reading, random byte, nested call and HTTP response it observed; `toolcell replay FILE`
-    /// runs it again exactly.
+    /// reading, random byte, nested call, HTTP response and granted file it observed;
+    /// `toolcell replay FILE` runs it again exactly.
     #[arg(long, value_name = "FILE")]
     pub(crate) record: Option<PathBuf>,
     /// Allow HTTP requests to this host for this call: `example.com`, `*.example.com`,

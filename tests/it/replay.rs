@@ -226,3 +226,52 @@ async fn an_http_call_replays_from_its_record_without_the_network_and_keeps_no_s
     assert!(diverged.to_string().contains("HTTP request 1 was `GET"), "{diverged}");
     assert_eq!(served.load(std::sync::atomic::Ordering::SeqCst), 2, "a diverged replay sends nothing either");
 }
+
+#[tokio::test]
+async fn a_call_reading_granted_files_replays_with_none_of_them() {
+    let dir = std::env::temp_dir().join(format!("toolcell-replay-files-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("notes/old")).unwrap();
+    std::fs::write(dir.join("notes/todo.txt"), "water the plants\nfile the taxes\n").unwrap();
+    std::fs::write(dir.join("notes/old/done.txt"), "taxes filed last year\n").unwrap();
+    let grant = toolcell_runtime::policy::DirGrant::read_only(&dir, "/workspace");
+    let runtime = standard_tools().grant("files", Grants::new().dir(grant)).build().await.expect("runtime builds");
+    let search = json!({"operation": "search", "path": "/workspace", "pattern": "taxes"});
+    let (output, record) = runtime.call_recorded(ToolCall::new("rec-files", "files", search.clone())).await;
+    assert!(!output.is_error && output.content.contains("file the taxes"), "{}", output.content);
+    let record = Record::from_json(&record.expect("recorded").to_json()).unwrap();
+    let paths: Vec<&str> = record.files[0].entries.iter().map(|entry| entry.path.as_str()).collect();
+    assert_eq!(paths, ["", "notes", "notes/old", "notes/old/done.txt", "notes/todo.txt"]);
+
+    // The files change, then go: the replay reads the record's, with the same fuel.
+    std::fs::write(dir.join("notes/todo.txt"), "nothing about them now\n").unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let alone = standard_tools().only_tool("files").build().await.unwrap();
+    let replayed = alone.replay(&record).await.expect("replays");
+    assert!(replayed.same_result && replayed.same_fuel, "{:?}\n{:?}", replayed.output, record.output);
+
+    // A record whose file path leaves its directory is refused before anything runs.
+    let mut escaping: Value = serde_json::from_str(&record.to_json()).unwrap();
+    escaping["files"][0]["entries"][4]["path"] = json!("../../escaped.txt");
+    let escaping = Record::from_json(&escaping.to_string()).unwrap();
+    let refused = alone.replay(&escaping).await.unwrap_err();
+    assert!(refused.to_string().contains("leaves its directory"), "{refused}");
+    assert!(!std::env::temp_dir().join("escaped.txt").exists());
+}
+
+#[tokio::test]
+async fn a_granted_directory_larger_than_a_record_keeps_is_not_recorded_but_the_call_runs() {
+    let dir = std::env::temp_dir().join(format!("toolcell-replay-big-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("big.bin"), vec![0u8; (16 << 20) + 1]).unwrap();
+    std::fs::write(dir.join("small.txt"), "small").unwrap();
+    let grant = toolcell_runtime::policy::DirGrant::read_only(&dir, "/workspace");
+    let runtime = standard_tools().grant("files", Grants::new().dir(grant)).build().await.expect("runtime builds");
+    let read = json!({"operation": "read", "path": "/workspace/small.txt"});
+    let (output, record) = runtime.call_recorded(ToolCall::new("rec-big", "files", read)).await;
+    assert!(!output.is_error, "{}", output.content);
+    let refused = record.unwrap_err();
+    assert!(refused.to_string().contains("more than 16 MiB of files"), "{refused}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -25,6 +25,7 @@ use self::outcome::{classify, finish, redact};
 use crate::bindings::CallContext;
 use crate::load::{ToolEntry, Version};
 use crate::observe::spans;
+use crate::policy::{Access, OpenDir};
 use crate::redact::Redactor;
 use crate::sandbox::Network;
 use crate::sandbox::execute::{Export, execute, millis};
@@ -51,6 +52,9 @@ pub(crate) struct Journaled<'a> {
     pub(crate) journal: &'a Journal,
     /// The limits it runs under, whatever its tool's are now: a replay's are the record's.
     pub(crate) limits: Option<&'a Limits>,
+    /// The directories it is granted, whatever its tool's are now: a replay's are the
+    /// record's, written out.
+    pub(crate) dirs: Option<&'a [OpenDir]>,
 }
 
 /// One version of the tools with the host that runs their calls: what a call runs on.
@@ -166,7 +170,12 @@ impl Runner {
             CallContext { call_id: call.id.clone(), host_context: Value::Object(call.context.clone()).to_string() };
         // Only the call from outside streams: a nested call's stdout is its caller's business.
         let stdout_lines = if from_outside { call.stdout_lines.as_ref() } else { None };
-        let journal = journaled.map(|journaled| journaled.journal);
+        let journal = journaled.as_ref().map(|journaled| journaled.journal);
+        let replayed_access = journaled
+            .as_ref()
+            .and_then(|journaled| journaled.dirs)
+            .map(|dirs| Access { dirs: dirs.to_vec(), ..entry.access.clone() });
+        let access = replayed_access.as_ref().unwrap_or(&entry.access);
         let export = Export::Invoke {
             pre: &entry.tool.pre,
             arguments: &arguments,
@@ -177,7 +186,7 @@ impl Runner {
         };
         let shared = &self.version.shared;
         let execution =
-            execute(&shared.engine, &limits, &entry.access, &self.host.network, nested_calls, export, cancel).await;
+            execute(&shared.engine, &limits, access, &self.host.network, nested_calls, export, cancel).await;
         let usage = Usage {
             duration: started.elapsed(),
             fuel_consumed: execution.fuel_consumed,

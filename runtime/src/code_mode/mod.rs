@@ -484,7 +484,7 @@ impl CodeMode {
         let journal = journal.or_else(|| may_pause.then(Journal::record));
         // What a pause seals besides what the run observed.
         let sealed = journal.as_ref().map(|_| (call.arguments.to_text(), call.context.clone()));
-        let journaled = journal.as_ref().map(|journal| Journaled { journal, limits: None });
+        let journaled = journal.as_ref().map(|journal| Journaled { journal, limits: None, dirs: None });
         let mut output = self.runtime.runner().run_in_span(call, cancel, None, journaled).await;
         EXECUTE.clone_into(&mut output.tool);
         if let (

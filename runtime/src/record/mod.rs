@@ -19,6 +19,9 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+mod files;
+
+pub use self::files::{RecordedDir, RecordedEntry};
 use crate::call::Journaled;
 use crate::runtime::Runtime;
 pub use crate::sandbox::journal::{CallableTool, HttpAnswer, HttpExchange, NestedAnswer, NestedCall, Observed};
@@ -50,6 +53,9 @@ pub struct Record {
     pub limits: Limits,
     /// What it observed of the host.
     pub observed: Observed,
+    /// Its granted directories, as it found them when it started.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<RecordedDir>,
     /// How it ended.
     pub output: RecordedOutput,
 }
@@ -189,10 +195,13 @@ impl Runtime {
         let (tool, digest) = (call.name.clone(), to_hex(&entry.tool.digest));
         let (call_id, context) = (call.id.clone(), call.context.clone());
         let arguments = call.arguments.to_text();
+        // As the call finds them: what it writes is its own business.
+        let files = files::snapshot(&entry.access.dirs);
         let journal = Journal::record();
-        let journaled = Journaled { journal: &journal, limits: Some(&limits) };
+        let journaled = Journaled { journal: &journal, limits: Some(&limits), dirs: None };
         let output = runner.run_in_span(call, None, None, Some(journaled)).await;
-        let record = journal.recorded().map_err(RecordError::TooMuch).map(|observed| Record {
+        let record = journal.recorded().and_then(|observed| Ok((observed, files?))).map_err(RecordError::TooMuch);
+        let record = record.map(|(observed, files)| Record {
             format: RECORD_FORMAT.to_owned(),
             tool,
             digest,
@@ -201,6 +210,7 @@ impl Runtime {
             context,
             limits,
             observed,
+            files,
             output: RecordedOutput::of(&output),
         });
         (output, record)
@@ -235,8 +245,11 @@ impl Runtime {
         let call = ToolCall::new(record.call_id.clone(), record.tool.clone(), record.arguments.as_str())
             .with_context(record.context.clone());
         let started = Instant::now();
-        let journaled = Journaled { journal: &journal, limits: Some(&limits) };
+        // The recorded files, never the host's (none, when the call had no directory).
+        let written = files::write_out(&record.files).map_err(ReplayError::Unreadable)?;
+        let journaled = Journaled { journal: &journal, limits: Some(&limits), dirs: Some(&written.dirs) };
         let output = runner.run_in_span(call, None, None, Some(journaled)).await;
+        drop(written);
         tracing::debug!(tool = %record.tool, elapsed_us = started.elapsed().as_micros(), "replayed");
         if let Some(diverged) = journal.divergence() {
             return Err(ReplayError::Diverged(diverged));
