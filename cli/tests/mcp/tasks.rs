@@ -220,7 +220,7 @@ async fn tasks_belong_to_their_client_and_are_bounded_per_client() {
 #[tokio::test]
 async fn an_expired_task_is_forgotten_and_its_call_stopped() {
     let dir = tools("expiry", "[tools.slow_compute]\ntask = \"always\"\nlimits = { timeout_ms = 60000 }\n");
-    let server = serve(&dir, &["--task-ttl", "1s"]).await;
+    let server = serve(&dir, &["--task-ttl", "1s", "--stateless"]).await;
     let client = Client::with_tasks(&server);
     let task = task_id(&client.call("slow_compute", json!({"seconds": 60})).await);
     assert_eq!(client.get(&task).await["result"]["ttlMs"], 1000);
