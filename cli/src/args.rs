@@ -286,6 +286,14 @@ pub(crate) struct ServeArgs {
     /// call is the policy's `[code_mode]` table (default: every tool but `python`).
     #[arg(long, value_enum, value_name = "only|also", num_args = 0..=1, default_missing_value = "only")]
     pub(crate) code_mode: Option<CodeMode>,
+    /// Mark these tools in `tools/list` for clients with tool search to load only when the
+    /// model looks for them (`_meta` "toolcell/deferLoading": true): `all`, or tool names
+    /// separated by commas. Code mode's `search` and `execute` are never marked. With
+    /// --code-mode also, the tools programs may call are marked "toolcell/allowedCallers":
+    /// ["direct", "programmatic"] whatever this says.
+    #[arg(long, value_name = "all|NAME,...", num_args = 0..=1, default_missing_value = "all",
+          value_parser = parse::deferral)]
+    pub(crate) defer_loading: Option<Deferral>,
     /// Keep no session state for clients of revisions before 2026-07-28 either, so that any
     /// replica behind a load balancer can serve any request. They then get no list-change
     /// notifications.

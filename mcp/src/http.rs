@@ -35,6 +35,7 @@ use crate::peers::Counts;
 use crate::prometheus::{Scrape, ServerGauges};
 use crate::sessions::Sessions;
 use crate::{body, conn, origin, prometheus, sessions};
+use toolcell_runtime::formats::Deferral;
 
 /// The MCP endpoint's service.
 pub(crate) type Mcp = StreamableHttpService<ToolServer, Sessions>;
@@ -55,6 +56,8 @@ pub struct HttpOptions {
     pub schemas: Schemas,
     /// Whether to serve code mode's `search` and `execute`. Default: [`CodeModeServing::Off`].
     pub code_mode: CodeModeServing,
+    /// The tools `tools/list` marks `toolcell/deferLoading`. Default: none.
+    pub deferred: Deferral,
     /// Keep no session state on the server, for any protocol revision: any replica can
     /// serve any request. Revision 2026-07-28 is always served this way. Clients of older
     /// revisions then get no `notifications/tools/list_changed`.
@@ -104,6 +107,7 @@ impl Default for HttpOptions {
             context_headers: Vec::new(),
             schemas: Schemas::Standard,
             code_mode: CodeModeServing::Off,
+            deferred: Deferral::None,
             stateless: false,
             max_body_bytes: 4 << 20,
             shutdown_grace: Duration::from_secs(10),
@@ -237,7 +241,7 @@ fn router(
         config = config.disable_allowed_hosts();
     }
     let headers: Arc<[ContextHeader]> = options.context_headers.clone().into();
-    let (schemas, code_mode) = (options.schemas, options.code_mode);
+    let (schemas, code_mode, deferred) = (options.schemas, options.code_mode, options.deferred.clone());
     let health = catalog.clone();
     let sessions = Sessions::new(
         options.max_sessions.max(1),
@@ -247,7 +251,10 @@ fn router(
     let gauges = Gauges { catalog: catalog.clone(), connections, sessions: sessions.counts() };
     let metrics = metrics_route(gauges, options, address);
     let mcp: Mcp = StreamableHttpService::new(
-        move || Ok(ToolServer::new(catalog.clone(), headers.clone()).with_schemas(schemas).with_code_mode(code_mode)),
+        move || {
+            let server = ToolServer::new(catalog.clone(), headers.clone()).with_schemas(schemas);
+            Ok(server.with_code_mode(code_mode).with_deferral(deferred.clone()))
+        },
         Arc::new(sessions),
         config,
     );

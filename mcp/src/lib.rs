@@ -95,6 +95,8 @@ pub struct StdioOptions {
     pub schemas: Schemas,
     /// Whether to serve code mode's `search` and `execute`. Default: [`CodeModeServing::Off`].
     pub code_mode: CodeModeServing,
+    /// The tools `tools/list` marks `toolcell/deferLoading`. Default: none.
+    pub deferred: toolcell_runtime::formats::Deferral,
 }
 
 /// Serves one client over stdin and stdout until the client closes stdin. Only protocol
@@ -106,6 +108,7 @@ pub struct StdioOptions {
 pub async fn serve_stdio(catalog: Arc<Catalog>, options: StdioOptions) -> Result<(), ServeError> {
     let server =
         ToolServer::new(catalog, Arc::from([])).with_schemas(options.schemas).with_code_mode(options.code_mode);
+    let server = server.with_deferral(options.deferred);
     let (input, output, _restore) = stdio::open();
     let running = server.serve((input, output)).await.map_err(|err| ServeError::Session(err.to_string()))?;
     running.waiting().await.map_err(|err| ServeError::Session(err.to_string()))?;
