@@ -50,6 +50,18 @@ async def test_tools_are_listed_in_order_with_both_schemas(connect, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
+async def test_tools_list_marks_deferred_tools_and_what_code_modes_programs_may_call(toolcell, mode):
+    server = toolcell.stdio("--code-mode", "also", "--defer-loading", "regex,files")
+    async with Client(server, mode=mode, read_timeout_seconds=READ_TIMEOUT_S) as client:
+        tools = (await client.list_tools()).tools
+    marks = {tool.name: tool.meta for tool in tools}
+    assert marks["regex"] == {"toolcell/deferLoading": True, "toolcell/allowedCallers": ["direct", "programmatic"]}
+    assert marks["calculator"] == {"toolcell/allowedCallers": ["direct", "programmatic"]}
+    assert marks["python"] is None, "programs do not call the program tool, and it is not deferred"
+    assert marks["search"] is None and marks["execute"] is None
+
+
+@pytest.mark.parametrize("mode", MODES)
 async def test_a_call_returns_text_and_structured_content(connect, mode):
     async with connect(mode) as client:
         # The SDK also checks the structured content against the tool's output schema.
