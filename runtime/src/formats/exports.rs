@@ -301,6 +301,15 @@ pub enum ExportError {
         /// The name.
         name: String,
     },
+    /// A tool named like a provider's own tool that the options add to the request.
+    #[error(
+        "tool `{name}` has the name of the provider's own tool that the request needs for these options, and a \
+         request's tool names must differ: rename the tool, or leave the option out"
+    )]
+    NamedLikeProviderTool {
+        /// The name.
+        name: String,
+    },
     /// A namespace without a description.
     #[error("namespace `{name}` has an empty description, which OpenAI requires: say in a few words what its tools do")]
     NamespaceDescription {
@@ -337,20 +346,29 @@ impl Format {
             return Ok(self.tools(definitions)?);
         }
         options.check(self, &definitions)?;
+        let marks: Vec<ToolMarks> = definitions.iter().map(|definition| options.marks(&definition.name)).collect();
         let tools = definitions
             .iter()
-            .map(|definition| definition.to_format_marked(self, options.marks(&definition.name)))
+            .zip(&marks)
+            .map(|(definition, marks)| definition.to_format_marked(self, *marks))
             .collect::<Result<Vec<_>, _>>()?;
         if self == Format::AnthropicStrict {
             dialects::check_anthropic_request(&definitions, &tools)?;
+        }
+        let provider_tools = self.provider_tools(&marks);
+        let clash = provider_tools
+            .iter()
+            .filter_map(|tool| tool.get("name")?.as_str())
+            .find(|name| definitions.iter().any(|definition| definition.name == *name));
+        if let Some(name) = clash {
+            return Err(ExportError::NamedLikeProviderTool { name: name.to_owned() });
         }
         let mut entries = match &options.namespace {
             Some(namespace) => vec![json!({"type": "namespace", "name": namespace.name,
                 "description": namespace.description, "tools": tools})],
             None => tools,
         };
-        let marks: Vec<ToolMarks> = definitions.iter().map(|definition| options.marks(&definition.name)).collect();
-        entries.extend(self.provider_tools(&marks));
+        entries.extend(provider_tools);
         Ok(Value::Array(entries))
     }
 

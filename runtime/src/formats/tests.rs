@@ -729,6 +729,18 @@ fn options_naming_tools_not_exported_or_a_bad_namespace_are_refused_with_what_to
     assert!(error.contains("empty description, which OpenAI requires"), "{error}");
 }
 
+#[test]
+fn a_tool_named_like_the_provider_tool_the_options_add_is_refused() {
+    let tools = [named("code_execution"), named("alpha")];
+    let callers = ExportOptions::new().callable_from_code(["alpha"]);
+    let error = Format::Anthropic.tools_with(&tools, &callers).unwrap_err();
+    assert_eq!(error, ExportError::NamedLikeProviderTool { name: "code_execution".into() });
+    assert!(error.to_string().contains("rename the tool, or leave the option out"), "{error}");
+    let deferring = ExportOptions::new().deferring(Deferral::All);
+    assert!(Format::Anthropic.tools_with(&tools, &deferring).is_ok(), "tool search has another name");
+    assert!(Format::OpenAiResponses.tools_with(&tools, &callers).is_ok(), "OpenAI's tools have no names");
+}
+
 fn output(call_id: &str) -> ToolOutput {
     ToolOutput::success(
         &crate::tool::io::ToolCall::new(call_id, "probe", json!({})),
