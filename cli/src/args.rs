@@ -299,6 +299,27 @@ pub(crate) struct ServeArgs {
     /// notifications.
     #[arg(long)]
     pub(crate) stateless: bool,
+    /// Offer no tasks (MCP's Tasks extension): every call is answered with its result.
+    #[arg(long)]
+    pub(crate) no_tasks: bool,
+    /// For clients that accept tasks, a call running longer than this becomes a task they
+    /// poll (tools whose policy leaves `task` unset); every `execute` is one.
+    #[arg(long, env = "TOOLCELL_TASK_AFTER", value_name = "DURATION", value_parser = parse::duration,
+          default_value = "1s")]
+    pub(crate) task_after: Duration,
+    /// How long a task is kept from its creation (its ttlMs); one still running then is stopped.
+    #[arg(long, env = "TOOLCELL_TASK_TTL", value_name = "DURATION", value_parser = parse::duration,
+          default_value = "10m")]
+    pub(crate) task_ttl: Duration,
+    /// Tasks the server holds, running or kept; past it a call is answered with its result
+    /// (or refused, for a tool whose policy requires a task).
+    #[arg(long, env = "TOOLCELL_MAX_TASKS", value_name = "N", default_value_t = 256,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_tasks: u32,
+    /// Tasks one client address may hold, running or kept.
+    #[arg(long, env = "TOOLCELL_MAX_TASKS_PER_CLIENT", value_name = "N", default_value_t = 16,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_tasks_per_client: u32,
     /// Largest HTTP request body accepted, e.g. 4MiB.
     #[arg(long, value_name = "SIZE", value_parser = parse::size, default_value = "4MiB")]
     pub(crate) max_body: u64,
@@ -388,6 +409,16 @@ pub(crate) enum CodeMode {
 }
 
 impl ServeArgs {
+    /// How calls become tasks, or `None` with --no-tasks.
+    pub(crate) fn tasks(&self) -> Option<toolcell_mcp::TaskLimits> {
+        let mut limits = toolcell_mcp::TaskLimits::default();
+        limits.after = self.task_after;
+        limits.ttl = self.task_ttl;
+        limits.max_total = self.max_tasks as usize;
+        limits.max_per_client = self.max_tasks_per_client as usize;
+        (!self.no_tasks).then_some(limits)
+    }
+
     /// What `--code-mode` asks of the server.
     pub(crate) fn code_mode_serving(&self) -> toolcell_mcp::CodeModeServing {
         match self.code_mode {

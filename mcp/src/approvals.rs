@@ -7,6 +7,9 @@
 //! - earlier revisions: the server asks the client (`elicitation/create`) during the call, and
 //!   resumes the program at once with the answer, as many times as it pauses.
 //!
+//! - a task's client (the Tasks extension): the task waits in `input_required` with the same
+//!   question, and resumes the program with the answer its client sends (`tasks/update`).
+//!
 //! A client that cannot be asked gets the pause as a failed result naming the call.
 
 use rmcp::ErrorData;
@@ -16,8 +19,11 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 use toolcell_runtime::code_mode::{CodeMode, Decision};
 use toolcell_runtime::{CallError, ToolOutput};
+
+use crate::tasks::TaskInput;
 
 /// The key of the input request that asks for approval.
 pub(crate) const APPROVAL_INPUT: &str = "approval";
@@ -50,17 +56,61 @@ pub(crate) fn ask_for_approval(
     context: &RequestContext<RoleServer>,
 ) -> Option<InputRequiredResult> {
     let Some(CallError::ApprovalRequired { tool, arguments, resume_token }) = &output.error else { return None };
-    let can_ask = context.protocol_version() == Some(ProtocolVersion::V_2026_07_28)
-        && context.client_capabilities().is_some_and(|capabilities| capabilities.elicitation.is_some());
+    let can_ask = context.protocol_version() == Some(ProtocolVersion::V_2026_07_28) && can_elicit(context);
     (can_ask && !resume_token.is_empty()).then(|| ask(&question(tool, arguments), resume_token))
 }
 
-/// The most times one `execute` asks a client of an earlier revision to approve a call.
+/// The most times one `execute` asks its client to approve a call.
 const MAX_ASKED: usize = 64;
 
-/// Asks a client of a revision before 2026-07-28 that declared elicitation to approve each
-/// call the program pauses at, resuming it with each answer; the program's output in the end.
-/// A client that answers with an error (or cannot be asked) gets the pause as it is.
+/// Who is asked to approve the calls a program pauses at, while the call waits.
+pub(crate) enum Asker<'a> {
+    /// A client of a revision before 2026-07-28 that declared elicitation:
+    /// `elicitation/create` during the call.
+    Peer(&'a RequestContext<RoleServer>),
+    /// The client of a task (that declared elicitation): `input_required` in `tasks/get`,
+    /// answered by `tasks/update`.
+    Task(&'a TaskInput),
+    /// Nobody: the pause is the call's result.
+    Nobody,
+}
+
+impl<'a> Asker<'a> {
+    /// Who asks for the call of `context`, when it is not a task.
+    pub(crate) fn for_request(context: &'a RequestContext<RoleServer>) -> Self {
+        let can_ask = context.protocol_version().is_some_and(|version| version != ProtocolVersion::V_2026_07_28)
+            && can_elicit(context);
+        if can_ask { Self::Peer(context) } else { Self::Nobody }
+    }
+
+    /// The answer to `question`; `None` when nobody answers (an error, a cancelled task).
+    async fn ask(&self, question: &str) -> Result<Option<Value>, ErrorData> {
+        match self {
+            Self::Peer(context) => {
+                let Ok(params) = serde_json::from_value::<ElicitRequestParams>(form(question)) else { return Ok(None) };
+                tokio::select! {
+                    answer = context.peer.create_elicitation(params) => {
+                        Ok(answer.ok().and_then(|answer| serde_json::to_value(answer).ok()))
+                    }
+                    () = context.ct.cancelled() => Err(ErrorData::internal_error("the call was cancelled", None)),
+                }
+            }
+            Self::Task(input) => Ok(match elicitation(question) {
+                Some(request) => input.ask(request).await,
+                None => None,
+            }),
+            Self::Nobody => Ok(None),
+        }
+    }
+}
+
+/// Whether the request's client declared it can be asked for input (elicitation).
+pub(crate) fn can_elicit(context: &RequestContext<RoleServer>) -> bool {
+    context.client_capabilities().is_some_and(|capabilities| capabilities.elicitation.is_some())
+}
+
+/// Asks `asker` to approve each call the program pauses at, resuming it with each answer;
+/// the program's output in the end. When nobody answers, the pause is the output.
 ///
 /// # Errors
 /// When a resume fails (the token expired, or the program diverged), or the call is cancelled.
@@ -68,24 +118,17 @@ pub(crate) async fn ask_while_paused(
     mut output: ToolOutput,
     code_mode: &CodeMode,
     call_id: &str,
-    context: &RequestContext<RoleServer>,
+    asker: &Asker<'_>,
+    cancel: &CancellationToken,
 ) -> Result<ToolOutput, ErrorData> {
-    let can_ask = context.protocol_version().is_some_and(|version| version != ProtocolVersion::V_2026_07_28)
-        && context.client_capabilities().is_some_and(|capabilities| capabilities.elicitation.is_some());
     for _ in 0..MAX_ASKED {
         let Some(CallError::ApprovalRequired { tool, arguments, resume_token }) = &output.error else { break };
-        if !can_ask || resume_token.is_empty() {
+        if resume_token.is_empty() {
             break;
         }
-        let Ok(params) = serde_json::from_value::<ElicitRequestParams>(form(&question(tool, arguments))) else { break };
-        let answer = tokio::select! {
-            answer = context.peer.create_elicitation(params) => answer,
-            () = context.ct.cancelled() => return Err(ErrorData::internal_error("the call was cancelled", None)),
-        };
-        let Ok(answer) = answer else { break };
-        let decision = decision(&serde_json::to_value(answer).unwrap_or_default());
+        let Some(answer) = asker.ask(&question(tool, arguments)).await? else { break };
         output = code_mode
-            .resume(call_id, resume_token, decision, Some(&context.ct))
+            .resume(call_id, resume_token, decision(&answer), Some(cancel))
             .await
             .map_err(|err| ErrorData::invalid_params(err.to_string(), None))?;
     }
@@ -117,13 +160,17 @@ pub(crate) fn ask_again(token: &str) -> InputRequiredResult {
 
 /// Asks the user `message` (whether a paused program may make its call); `token` resumes it.
 fn ask(message: &str, token: &str) -> InputRequiredResult {
-    let request = json!({"method": "elicitation/create", "params": form(message)});
     let mut requests = InputRequests::new();
-    // Written by hand above: it is always an elicitation request.
-    if let Ok(request) = serde_json::from_value::<InputRequest>(request) {
+    if let Some(request) = elicitation(message) {
         requests.insert(APPROVAL_INPUT.to_owned(), request);
     }
     InputRequiredResult::new(Some(requests), Some(token.to_owned()))
+}
+
+/// The input request (an elicitation form) asking `message`. Written by hand in [`form`]: it
+/// is always one.
+fn elicitation(message: &str) -> Option<InputRequest> {
+    serde_json::from_value(json!({"method": "elicitation/create", "params": form(message)})).ok()
 }
 
 #[cfg(test)]

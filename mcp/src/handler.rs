@@ -1,28 +1,34 @@
 //! The MCP server over a [`Catalog`]: `tools/list`, `tools/call`, and list-change
 //! notifications, for every protocol revision `rmcp` serves.
 
+use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode, Implementation, ListPromptsResult,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, CreateTaskResult, CustomRequest,
+    CustomResult, ErrorCode, GetTaskParams, GetTaskResult, Implementation, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig, SubscriptionFilter, Tool,
+    ServerConfig, SubscriptionFilter, Tool, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
 use tokio::sync::watch;
 use tokio_util::sync::{CancellationToken, DropGuard};
-use toolcell_runtime::code_mode::{EXECUTE, SEARCH};
+use toolcell_runtime::code_mode::{CodeMode, EXECUTE, SEARCH};
 use toolcell_runtime::formats::{Deferral, ToolMarks};
-use toolcell_runtime::{Arguments, ToolCall, ToolDefinition};
+use toolcell_runtime::policy::TaskMode;
+use toolcell_runtime::{Arguments, ToolCall, ToolDefinition, ToolOutput};
 use toolcell_schema::words::{closest, code_list, truncated};
 
-use crate::approvals;
+use crate::approvals::{self, Asker};
 use crate::catalog::Catalog;
 use crate::code_mode::CodeModeServing;
 use crate::context::ContextHeader;
 use crate::convert::{self, Schemas};
+use crate::peers::Peer;
+use crate::tasks::{Outcome, TaskInput, Tasks};
 
 /// What the server tells clients about itself at `initialize` and `server/discover`.
 const INSTRUCTIONS: &str = "Every tool runs in a WebAssembly sandbox under time, fuel and memory limits. \
@@ -46,8 +52,21 @@ pub struct ToolServer {
     code_mode: CodeModeServing,
     /// The tools listed with the `toolcell/deferLoading` mark.
     deferred: Deferral,
+    /// The server's tasks, when it offers them (MCP's Tasks extension).
+    tasks: Option<Arc<Tasks>>,
     /// Forwards tool-list changes to this connection's client until the connection ends.
     forwarding: Mutex<Option<DropGuard>>,
+}
+
+/// How a `tools/call` is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answering {
+    /// With its result.
+    Inline,
+    /// With its result when it ends within the time, else with a task.
+    TaskAfter(Duration),
+    /// With a task.
+    Task,
 }
 
 impl ToolServer {
@@ -60,8 +79,16 @@ impl ToolServer {
             schemas: Schemas::default(),
             code_mode: CodeModeServing::Off,
             deferred: Deferral::None,
+            tasks: None,
             forwarding: Mutex::new(None),
         }
+    }
+
+    /// Offers tasks (MCP's Tasks extension) from the server's one store of them.
+    #[must_use]
+    pub(crate) fn with_tasks(mut self, tasks: Option<Arc<Tasks>>) -> Self {
+        self.tasks = tasks;
+        self
     }
 
     /// Lists the tools with `schemas` (and maps calls' arguments back from them).
@@ -101,6 +128,7 @@ impl ToolServer {
         request: CallToolRequestParams,
         definition: Option<&ToolDefinition>,
         context: &RequestContext<RoleServer>,
+        answering: Answering,
     ) -> (ToolCall, Option<crate::progress::Forwarding>) {
         let arguments = convert::arguments(self.schemas, definition, request.arguments.unwrap_or_default());
         let mut call = ToolCall::new(context.id.to_string(), request.name, Arguments::Value(arguments))
@@ -114,13 +142,81 @@ impl ToolServer {
         if let Some(parent) = crate::context::trace_parent(meta, headers) {
             call = call.with_trace_parent(parent);
         }
+        // A task outlives its request: the extension has no progress for tasks.
         let token = context.meta.get_progress_token().or_else(|| request.meta.as_ref()?.get_progress_token());
+        let token = token.filter(|_| answering == Answering::Inline);
         crate::progress::stream_stdout(call, token, &context.peer)
+    }
+
+    /// How a call of a tool whose policy says `mode` is answered, for the request's client.
+    ///
+    /// # Errors
+    /// `-32021` for a tool that must be a task, when the client does not accept tasks.
+    fn answering(&self, mode: TaskMode, context: &RequestContext<RoleServer>) -> Result<Answering, ErrorData> {
+        let Some(tasks) = &self.tasks else { return Ok(Answering::Inline) };
+        let accepts = context.client_capabilities().is_some_and(|capabilities| capabilities.supports_tasks());
+        Ok(match mode {
+            TaskMode::Required if !accepts => {
+                return Err(ErrorData::missing_required_client_capability(
+                    ClientCapabilities::builder().enable_tasks().build(),
+                ));
+            }
+            _ if !accepts => Answering::Inline,
+            TaskMode::Never => Answering::Inline,
+            TaskMode::Optional => Answering::TaskAfter(tasks.limits().after),
+            _ => Answering::Task,
+        })
+    }
+
+    /// Answers a call whose `work` is to run as a task (at once or once it outlasts its time,
+    /// as `answering` says); `work` gets the token that stops it, and the task's input when it
+    /// runs as a task from the start. With no room for another task, the call is answered with
+    /// its result, unless its tool requires a task.
+    async fn answer_as_task<W, F>(
+        &self,
+        answering: Answering,
+        mode: TaskMode,
+        context: &RequestContext<RoleServer>,
+        work: W,
+    ) -> Result<CallToolResponse, ErrorData>
+    where
+        W: FnOnce(CancellationToken, Option<TaskInput>) -> F + Send + 'static,
+        F: Future<Output = Outcome> + Send + 'static,
+    {
+        let Some(tasks) = &self.tasks else { return Err(ErrorData::internal_error("tasks are off", None)) };
+        let owner = client_of(context);
+        let stop = CancellationToken::new();
+        if answering == Answering::Task {
+            return match tasks.create(owner, stop.clone()) {
+                Ok(task) => Ok(CreateTaskResult::new(task.run(|input| work(stop, Some(input)))).into()),
+                Err(full) if mode == TaskMode::Required => Err(full),
+                Err(_) => inline(work(stop.clone(), None), stop, context).await,
+            };
+        }
+        let Answering::TaskAfter(after) = answering else {
+            return inline(work(stop.clone(), None), stop, context).await;
+        };
+        let mut running = tokio::spawn(work(stop.clone(), None));
+        tokio::select! {
+            ended = &mut running => return answered(ended.unwrap_or_else(crashed)),
+            () = tokio::time::sleep(after) => {}
+            () = context.ct.cancelled() => {
+                stop.cancel();
+                return Err(cancelled());
+            }
+        }
+        match tasks.create(owner, stop.clone()) {
+            Ok(task) => {
+                Ok(CreateTaskResult::new(task.run(|_| async move { running.await.unwrap_or_else(crashed) })).into())
+            }
+            Err(_) => inline(async move { running.await.unwrap_or_else(crashed) }, stop, context).await,
+        }
     }
 
     /// A call of code mode's `search` (answered from the tools' definitions, while they
     /// compile too) or `execute` (once every tool is loaded: a program may call any), or, with
-    /// code mode only, of any other name (not a tool here).
+    /// code mode only, of any other name (not a tool here). For a client that accepts tasks,
+    /// every `execute` is a task, whose program's approvals the task asks for.
     async fn call_code_mode(
         &self,
         request: CallToolRequestParams,
@@ -130,32 +226,37 @@ impl ToolServer {
         let tools = self.catalog.code_mode(&listed).map_err(not_loaded)?;
         let definition = tools.definitions().iter().find(|tool| tool.name == request.name);
         let resuming = approvals::resuming(&request);
-        let (call, progress) = self.tool_call(request, definition, &context);
-        let output = if call.name == SEARCH {
-            tools.search_call(&call)
+        let answering =
+            if request.name == EXECUTE { self.answering(TaskMode::Always, &context)? } else { Answering::Inline };
+        let (call, progress) = self.tool_call(request, definition, &context, answering);
+        if call.name == SEARCH {
+            return convert::call_result(tools.search_call(&call)).map(CallToolResponse::from);
         } else if call.name != EXECUTE {
             // With code mode only, the folder's tools are reached through programs.
-            tools.not_a_tool(&call)
-        } else {
-            let runtime = tokio::select! {
-                runtime = self.catalog.runtime() => runtime.map_err(not_loaded)?,
-                () = context.ct.cancelled() => return Err(ErrorData::internal_error("the call was cancelled", None)),
-            };
-            let code_mode = runtime.code_mode().map_err(|err| not_loaded(err.to_string()))?;
-            let call_id = call.id.clone();
-            let output = match resuming {
-                Some(approvals::Resuming { token, decision: Some(decision) }) => code_mode
-                    .resume(&call_id, &token, decision, Some(&context.ct))
-                    .await
-                    .map_err(|err| ErrorData::invalid_params(err.to_string(), None))?,
-                // Input missing: ask again, with the same token.
-                Some(approvals::Resuming { token, decision: None }) => {
-                    return Ok(approvals::ask_again(&token).into());
-                }
-                None => code_mode.call_cancellable(call, &context.ct).await,
-            };
-            approvals::ask_while_paused(output, &code_mode, &call_id, &context).await?
+            return convert::call_result(tools.not_a_tool(&call)).map(CallToolResponse::from);
+        }
+        // Input missing: ask again, with the same token.
+        if let Some(approvals::Resuming { token, decision: None }) = &resuming {
+            return Ok(approvals::ask_again(token).into());
+        }
+        let runtime = tokio::select! {
+            runtime = self.catalog.runtime() => runtime.map_err(not_loaded)?,
+            () = context.ct.cancelled() => return Err(cancelled()),
         };
+        let code_mode = runtime.code_mode().map_err(|err| not_loaded(err.to_string()))?;
+        if answering != Answering::Inline {
+            let can_elicit = approvals::can_elicit(&context);
+            return self
+                .answer_as_task(answering, TaskMode::Always, &context, move |stop, input| async move {
+                    let asker = match &input {
+                        Some(input) if can_elicit => Asker::Task(input),
+                        _ => Asker::Nobody,
+                    };
+                    outcome(run_program(&code_mode, call, resuming, &stop, &asker).await)
+                })
+                .await;
+        }
+        let output = run_program(&code_mode, call, resuming, &context.ct, &Asker::for_request(&context)).await?;
         if let Some(progress) = progress {
             progress.finish().await;
         }
@@ -166,9 +267,81 @@ impl ToolServer {
     }
 }
 
+/// Runs (or resumes) an `execute` program, asking `asker` to approve the calls it pauses at.
+async fn run_program(
+    code_mode: &CodeMode,
+    call: ToolCall,
+    resuming: Option<approvals::Resuming>,
+    stop: &CancellationToken,
+    asker: &Asker<'_>,
+) -> Result<ToolOutput, ErrorData> {
+    let call_id = call.id.clone();
+    let output = match resuming {
+        Some(approvals::Resuming { token, decision: Some(decision) }) => code_mode
+            .resume(&call_id, &token, decision, Some(stop))
+            .await
+            .map_err(|err| ErrorData::invalid_params(err.to_string(), None))?,
+        _ => code_mode.call_cancellable(call, stop).await,
+    };
+    approvals::ask_while_paused(output, code_mode, &call_id, asker, stop).await
+}
+
+/// The client a request comes from, as the caps count it: its address over HTTP, the one
+/// client of stdio.
+fn client_of(context: &RequestContext<RoleServer>) -> Peer {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|request| request.extensions.get::<Peer>().copied())
+        .unwrap_or(Peer::UNKNOWN)
+}
+
+/// How a task's work ended, from the call's output (or the error answering it would be).
+fn outcome(output: Result<ToolOutput, ErrorData>) -> Outcome {
+    match output.and_then(convert::call_result) {
+        Ok(result) => Outcome::Result(result),
+        Err(error) => Outcome::Error(error),
+    }
+}
+
+/// Runs `work` and answers with its result; the request's cancellation stops it.
+async fn inline(
+    work: impl Future<Output = Outcome>,
+    stop: CancellationToken,
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    let ended = tokio::select! {
+        ended = work => ended,
+        () = context.ct.cancelled() => {
+            stop.cancel();
+            return Err(cancelled());
+        }
+    };
+    answered(ended)
+}
+
+/// The answer to a call whose work ended (before it became a task).
+fn answered(ended: Outcome) -> Result<CallToolResponse, ErrorData> {
+    match ended {
+        Outcome::Result(result) => Ok(result.into()),
+        Outcome::Error(error) => Err(error),
+    }
+}
+
+/// A task's work that panicked (a bug of the server): a protocol error, never a lost call.
+fn crashed(error: tokio::task::JoinError) -> Outcome {
+    Outcome::Error(ErrorData::internal_error(format!("the call stopped unexpectedly: {error}"), None))
+}
+
+fn cancelled() -> ErrorData {
+    ErrorData::internal_error("the call was cancelled", None)
+}
+
 impl ServerHandler for ToolServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build();
+        let capabilities = ServerCapabilities::builder().enable_tools().enable_tool_list_changed();
+        let capabilities =
+            if self.tasks.is_some() { capabilities.enable_tasks().build() } else { capabilities.build() };
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("toolcell", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
@@ -224,15 +397,51 @@ impl ServerHandler for ToolServer {
         // A call made while the tools are still compiling waits for its own, unless cancelled.
         let runtime = tokio::select! {
             runtime = self.catalog.runtime_for(&request.name) => runtime.map_err(not_loaded)?,
-            () = context.ct.cancelled() => return Err(ErrorData::internal_error("the call was cancelled", None)),
+            () = context.ct.cancelled() => return Err(cancelled()),
         };
         let definition = runtime.definition(&request.name);
-        let (call, progress) = self.tool_call(request, definition, &context);
+        let mode = runtime.grants(&request.name).and_then(|grants| grants.task).unwrap_or(TaskMode::Optional);
+        let answering = if definition.is_some() { self.answering(mode, &context)? } else { Answering::Inline };
+        let (call, progress) = self.tool_call(request, definition, &context, answering);
+        if answering != Answering::Inline {
+            return self
+                .answer_as_task(answering, mode, &context, move |stop, _| async move {
+                    outcome(Ok(runtime.call_cancellable(call, &stop).await))
+                })
+                .await;
+        }
         let output = runtime.call_cancellable(call, &context.ct).await;
         if let Some(progress) = progress {
             progress.finish().await;
         }
         convert::call_result(output).map(CallToolResponse::from)
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let tasks = self.tasks.as_ref().ok_or_else(|| unsupported("tasks/get"))?;
+        tasks.get(&request.task_id, client_of(&context)).map(GetTaskResult::new)
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let tasks = self.tasks.as_ref().ok_or_else(|| unsupported("tasks/update"))?;
+        tasks.update(&request.task_id, client_of(&context), request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let tasks = self.tasks.as_ref().ok_or_else(|| unsupported("tasks/cancel"))?;
+        tasks.cancel(&request.task_id, client_of(&context))
     }
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         let stop = CancellationToken::new();

@@ -34,6 +34,7 @@ use crate::hangup::HangUps;
 use crate::peers::Counts;
 use crate::prometheus::{Scrape, ServerGauges};
 use crate::sessions::Sessions;
+use crate::tasks::{TaskLimits, Tasks};
 use crate::{body, conn, origin, prometheus, sessions};
 use toolcell_runtime::formats::Deferral;
 
@@ -62,6 +63,10 @@ pub struct HttpOptions {
     /// serve any request. Revision 2026-07-28 is always served this way. Clients of older
     /// revisions then get no `notifications/tools/list_changed`.
     pub stateless: bool,
+    /// How calls become tasks for clients that accept them (MCP's Tasks extension); `None`
+    /// offers no tasks. Tasks live in this process: with several replicas, `tasks/*` must
+    /// reach the one that created the task. Default: [`TaskLimits::default`].
+    pub tasks: Option<TaskLimits>,
     /// The largest request body accepted. Default: 4 MiB.
     pub max_body_bytes: usize,
     /// How long shutdown waits for calls in flight before it stops them. Default: 10 s.
@@ -109,6 +114,7 @@ impl Default for HttpOptions {
             code_mode: CodeModeServing::Off,
             deferred: Deferral::None,
             stateless: false,
+            tasks: Some(TaskLimits::default()),
             max_body_bytes: 4 << 20,
             shutdown_grace: Duration::from_secs(10),
             max_connections: 1024,
@@ -242,6 +248,7 @@ fn router(
     }
     let headers: Arc<[ContextHeader]> = options.context_headers.clone().into();
     let (schemas, code_mode, deferred) = (options.schemas, options.code_mode, options.deferred.clone());
+    let tasks = options.tasks.map(|limits| Arc::new(Tasks::new(limits)));
     let health = catalog.clone();
     let sessions = Sessions::new(
         options.max_sessions.max(1),
@@ -252,8 +259,11 @@ fn router(
     let metrics = metrics_route(gauges, options, address);
     let mcp: Mcp = StreamableHttpService::new(
         move || {
-            let server = ToolServer::new(catalog.clone(), headers.clone()).with_schemas(schemas);
-            Ok(server.with_code_mode(code_mode).with_deferral(deferred.clone()))
+            Ok(ToolServer::new(catalog.clone(), headers.clone())
+                .with_schemas(schemas)
+                .with_code_mode(code_mode)
+                .with_deferral(deferred.clone())
+                .with_tasks(tasks.clone()))
         },
         Arc::new(sessions),
         config,

@@ -33,6 +33,7 @@ mod prometheus;
 mod reload;
 mod sessions;
 mod stdio;
+mod tasks;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -47,6 +48,7 @@ pub use convert::Schemas;
 pub use handler::ToolServer;
 pub use http::{HttpOptions, MIN_TOKEN_CHARS, bind, serve_http, serve_on};
 pub use reload::{DEBOUNCE, Reloader, watch};
+pub use tasks::TaskLimits;
 
 /// Why serving stopped or could not start.
 #[derive(Debug, thiserror::Error)]
@@ -88,7 +90,7 @@ pub enum ServeError {
 }
 
 /// How to serve over stdio.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct StdioOptions {
     /// The schemas `tools/list` shows. Default: [`Schemas::Standard`].
@@ -97,6 +99,20 @@ pub struct StdioOptions {
     pub code_mode: CodeModeServing,
     /// The tools `tools/list` marks `toolcell/deferLoading`. Default: none.
     pub deferred: toolcell_runtime::formats::Deferral,
+    /// How calls become tasks for clients that accept them (MCP's Tasks extension); `None`
+    /// offers no tasks. Default: [`TaskLimits::default`].
+    pub tasks: Option<TaskLimits>,
+}
+
+impl Default for StdioOptions {
+    fn default() -> Self {
+        Self {
+            schemas: Schemas::Standard,
+            code_mode: CodeModeServing::Off,
+            deferred: toolcell_runtime::formats::Deferral::None,
+            tasks: Some(TaskLimits::default()),
+        }
+    }
 }
 
 /// Serves one client over stdin and stdout until the client closes stdin. Only protocol
@@ -106,9 +122,11 @@ pub struct StdioOptions {
 /// # Errors
 /// When the session cannot start (the client's first message is not MCP) or fails.
 pub async fn serve_stdio(catalog: Arc<Catalog>, options: StdioOptions) -> Result<(), ServeError> {
-    let server =
-        ToolServer::new(catalog, Arc::from([])).with_schemas(options.schemas).with_code_mode(options.code_mode);
-    let server = server.with_deferral(options.deferred);
+    let server = ToolServer::new(catalog, Arc::from([]))
+        .with_schemas(options.schemas)
+        .with_code_mode(options.code_mode)
+        .with_deferral(options.deferred)
+        .with_tasks(options.tasks.map(|limits| Arc::new(tasks::Tasks::new(limits))));
     let (input, output, _restore) = stdio::open();
     let running = server.serve((input, output)).await.map_err(|err| ServeError::Session(err.to_string()))?;
     running.waiting().await.map_err(|err| ServeError::Session(err.to_string()))?;

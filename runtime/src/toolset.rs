@@ -2,63 +2,21 @@
 //! limits, interceptors around every call, and optional retries of transient failures.
 
 use std::collections::BTreeSet;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
 use crate::call::{call_concurrently, unknown_tool};
+use crate::code_mode::{CodeMode, CodeModeError};
 use crate::formats::{Format, MessageError, replies, tool_calls};
 use crate::runtime::Runtime;
 use crate::tool::definition::ToolDefinition;
 use crate::tool::error::CallError;
+use crate::tool::intercept::Interceptors;
+pub use crate::tool::intercept::{BoxFuture, Interceptor, Verdict};
 use crate::tool::io::{Diagnostics, ToolCall, ToolOutput, Usage};
 use crate::tool::limits::LimitOverrides;
-
-/// A boxed future, as [`Interceptor`]s return them.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// What an [`Interceptor`] decides about a call before it runs.
-// One per call, moved once and matched at once: boxing the call would cost an allocation for
-// nothing, and change the API.
-#[expect(clippy::large_enum_variant, reason = "one per call, moved once and matched at once")]
-#[derive(Debug)]
-pub enum Verdict {
-    /// Run this call: the one given, or a rewritten one (its arguments are validated after).
-    Run(ToolCall),
-    /// Do not run it. The reason reaches the model in a [`CallError::Denied`].
-    Deny(String),
-}
-
-/// A hook around every call of a [`ToolSet`]: to log, rewrite arguments, ask a person, deny,
-/// or record results. Interceptors run in the order they were added before a call, and in
-/// reverse order after it.
-pub trait Interceptor: Send + Sync + 'static {
-    /// Decides about `call` (to the tool `definition` describes) before it runs.
-    fn before<'a>(&'a self, call: ToolCall, definition: &'a ToolDefinition) -> BoxFuture<'a, Verdict> {
-        let _ = definition;
-        Box::pin(async move { Verdict::Run(call) })
-    }
-
-    /// Sees each call's output (a denied call's too), in the order calls finish.
-    fn after<'a>(&'a self, call: &'a ToolCall, output: &'a ToolOutput) -> BoxFuture<'a, ()> {
-        let _ = (call, output);
-        Box::pin(async {})
-    }
-}
-
-/// A shared interceptor: keep a handle to read what it recorded.
-impl<T: Interceptor + ?Sized> Interceptor for Arc<T> {
-    fn before<'a>(&'a self, call: ToolCall, definition: &'a ToolDefinition) -> BoxFuture<'a, Verdict> {
-        (**self).before(call, definition)
-    }
-
-    fn after<'a>(&'a self, call: &'a ToolCall, output: &'a ToolOutput) -> BoxFuture<'a, ()> {
-        (**self).after(call, output)
-    }
-}
 
 /// Retrying failures that are transient and nobody's to fix ([`CallError::is_transient`]:
 /// a tool's retryable failure, a full queue, a host hiccup). Never a failure the model
@@ -92,7 +50,7 @@ struct SetInner {
     names: Vec<String>,
     context: Map<String, Value>,
     limits: LimitOverrides,
-    interceptors: Vec<Arc<dyn Interceptor>>,
+    interceptors: Interceptors,
     retry: Option<Retry>,
 }
 
@@ -102,7 +60,7 @@ impl std::fmt::Debug for ToolSet {
             .field("tools", &self.inner.names)
             .field("context", &self.inner.context.keys().collect::<Vec<_>>())
             .field("limits", &self.inner.limits)
-            .field("interceptors", &self.inner.interceptors.len())
+            .field("interceptors", &self.inner.interceptors)
             .field("retry", &self.inner.retry)
             .finish()
     }
@@ -233,7 +191,7 @@ impl ToolSetBuilder {
             names,
             context: self.context,
             limits: self.limits,
-            interceptors: self.interceptors,
+            interceptors: Interceptors::new(self.interceptors),
             retry: self.retry,
         };
         Ok(ToolSet { inner: Arc::new(inner) })
@@ -268,13 +226,26 @@ impl ToolSet {
         };
         let call = match self.before(call, definition).await {
             Ok(call) => call,
-            Err((call, reason)) => {
-                let output = refused(&call, CallError::Denied { reason });
+            Err((call, error)) => {
+                let output = refused(&call, error);
                 return self.after(&call, output).await;
             }
         };
         let output = self.run_with_retries(&call).await;
         self.after(&call, output).await
+    }
+
+    /// Code mode within the set ([`Runtime::code_mode`]): its programs may call only the set's
+    /// tools (of those the policy lets them call), and each call they make goes through the
+    /// set's interceptors, which see it and its output, and may rewrite its arguments, deny
+    /// it (the program gets `ToolCallError(kind="denied")`) or defer it: the program pauses
+    /// with `approval_required` and a resume token, for [`CodeMode::resume`] with a person's
+    /// decision.
+    ///
+    /// # Errors
+    /// When the policy does not turn code mode on, or its program tool is not loaded.
+    pub fn code_mode(&self) -> Result<CodeMode, CodeModeError> {
+        self.inner.runtime.code_mode_within(|name| self.contains(name), self.inner.interceptors.clone())
     }
 
     /// Runs several calls at once, as [`Runtime::call_all`] does, each through [`Self::call`].
@@ -307,22 +278,22 @@ impl ToolSet {
         call
     }
 
-    /// The interceptors' verdicts in order; the first denial ends it.
-    async fn before(&self, mut call: ToolCall, definition: &ToolDefinition) -> Result<ToolCall, (ToolCall, String)> {
-        for interceptor in &self.inner.interceptors {
-            let kept = call.clone();
-            match interceptor.before(call, definition).await {
-                Verdict::Run(next) => call = next,
-                Verdict::Deny(reason) => return Err((kept, reason)),
+    /// The interceptors' verdict: the call to run, or why it does not run (the error, with
+    /// the call as it was given).
+    async fn before(&self, call: ToolCall, definition: &ToolDefinition) -> Result<ToolCall, (ToolCall, CallError)> {
+        let given = call.clone();
+        match self.inner.interceptors.before(call, definition).await {
+            Verdict::Run(call) => Ok(call),
+            Verdict::Deny(reason) => Err((given, CallError::Denied { reason })),
+            Verdict::Defer(_) => {
+                let (tool, arguments) = (given.name.clone(), given.arguments.to_text());
+                Err((given, CallError::ApprovalRequired { tool, arguments, resume_token: String::new() }))
             }
         }
-        Ok(call)
     }
 
     async fn after(&self, call: &ToolCall, output: ToolOutput) -> ToolOutput {
-        for interceptor in self.inner.interceptors.iter().rev() {
-            interceptor.after(call, &output).await;
-        }
+        self.inner.interceptors.after(call, &output).await;
         output
     }
 

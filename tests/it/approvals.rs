@@ -5,7 +5,8 @@
 use serde_json::json;
 use toolcell_runtime::code_mode::{CodeMode, Decision, EXECUTE, ResumeError};
 use toolcell_runtime::policy::{CodeModePolicy, EnvGrant, Grants};
-use toolcell_runtime::{CallError, Runtime, RuntimeBuilder, ToolCall};
+use toolcell_runtime::toolset::{BoxFuture, Interceptor, Verdict};
+use toolcell_runtime::{Arguments, CallError, Runtime, RuntimeBuilder, ToolCall, ToolDefinition, ToolOutput};
 
 use crate::common::{standard_tools, value};
 
@@ -136,4 +137,108 @@ async fn by_default_destructive_and_open_world_tools_wait_for_approval() {
         .collect();
     assert_eq!(waiting, expected);
     assert!(waiting.contains(&"http_fetch".to_owned()), "{waiting:?}");
+}
+
+/// The library's way to approvals: a tool set's interceptor, which sees each call a program
+/// makes and defers the ones a person must decide.
+#[derive(Default)]
+struct AskFirst {
+    /// Each call it saw before and after it ran: `before calculator {...}`, `after calculator ok`.
+    seen: std::sync::Mutex<Vec<String>>,
+}
+
+/// Arguments as the JSON text they are.
+fn arguments_text(arguments: &Arguments) -> String {
+    match arguments {
+        Arguments::Json(text) => text.clone(),
+        Arguments::Value(value) => value.to_string(),
+    }
+}
+
+impl Interceptor for AskFirst {
+    fn before<'a>(&'a self, mut call: ToolCall, _definition: &'a ToolDefinition) -> BoxFuture<'a, Verdict> {
+        Box::pin(async move {
+            self.seen.lock().unwrap().push(format!("before {} {}", call.name, arguments_text(&call.arguments)));
+            match call.name.as_str() {
+                "calculator" => Verdict::Defer("a person approves every calculation".into()),
+                "unit_convert" => Verdict::Deny("conversions are off today".into()),
+                // Rewrites the query: the program gets what the interceptor asked for.
+                _ if arguments_text(&call.arguments).contains("$.b") => {
+                    call.arguments = Arguments::Value(json!({"document": {"b": 20}, "query": "$.b"}));
+                    Verdict::Run(call)
+                }
+                _ => Verdict::Run(call),
+            }
+        })
+    }
+
+    fn after<'a>(&'a self, call: &'a ToolCall, output: &'a ToolOutput) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            let outcome = output.error.as_ref().map_or("ok", CallError::kind);
+            self.seen.lock().unwrap().push(format!("after {} {outcome}", call.name));
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_tool_sets_interceptor_defers_denies_and_rewrites_a_programs_calls() {
+    let runtime = standard_tools()
+        .code_mode(CodeModePolicy::new().tools(["json_query", "calculator", "unit_convert"]))
+        .resume_key(KEY)
+        .build()
+        .await
+        .expect("runtime builds");
+    let interceptor = std::sync::Arc::new(AskFirst::default());
+    let set = runtime.tool_set().deny(["unit_convert"]).intercept(interceptor.clone()).build().expect("tool set");
+    let code_mode = set.code_mode().expect("code mode");
+    // The set's tools only: unit_convert is denied by the set, so programs cannot call it.
+    let callable: Vec<&str> = code_mode.tools().callable().iter().map(|tool| tool.name.as_str()).collect();
+    assert_eq!(callable, ["calculator", "json_query"]);
+    assert!(code_mode.must_approve().is_empty(), "the interceptor decides, not the policy");
+
+    let token = paused(&code_mode, PROGRAM).await;
+    assert_eq!(calls(&runtime, "calculator"), 0, "the deferred call did not run");
+    let resumed = code_mode.resume("exec-2", &token, Decision::Approved, None).await.expect("resumes");
+    // The third call's arguments were rewritten by the interceptor: `$.b` of {"b": 20}.
+    assert_eq!(value(&resumed)["value"], json!([1, 2.0, 20]), "{}", resumed.content);
+    assert_eq!(calls(&runtime, "calculator"), 1, "approved, it ran once");
+    let seen = interceptor.seen.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        [
+            "before json_query {\"document\": {\"a\": 1}, \"query\": \"$.a\"}",
+            "after json_query ok",
+            "before calculator {\"expression\": \"1 + 1\"}",
+            // Resumed: the first call came from the token, the approved one was not asked again.
+            "after calculator ok",
+            "before json_query {\"document\": {\"b\": 2}, \"query\": \"$.b\"}",
+            "after json_query ok",
+        ]
+    );
+
+    // Denied by the interceptor: the program gets ToolCallError(kind="denied") and its reason.
+    let all = runtime.tool_set().intercept(AskFirst::default()).build().expect("tool set").code_mode().expect("code");
+    let code = "try:\n    tools.unit_convert(value=1, to='km', **{'from': 'mi'})\n    outcome = ['ran', '']\n\
+        except ToolCallError as err:\n    outcome = [err.kind, str(err)]\noutcome";
+    let denied = all.call(ToolCall::new("exec-3", EXECUTE, json!({"code": code}))).await;
+    let value = value(&denied)["value"].clone();
+    assert_eq!(value[0], "denied", "{}", denied.content);
+    assert!(value[1].as_str().unwrap().contains("conversions are off today"), "{value}");
+    assert_eq!(calls(&runtime, "unit_convert"), 0);
+}
+
+#[tokio::test]
+async fn a_deferred_call_outside_a_program_does_not_run_and_says_to_call_again() {
+    let runtime = standard_tools().build().await.expect("runtime builds");
+    let set = runtime.tool_set().intercept(AskFirst::default()).build().expect("tool set");
+    let output = set.call(ToolCall::new("c1", "calculator", json!({"expression": "1 + 1"}))).await;
+    match &output.error {
+        Some(CallError::ApprovalRequired { tool, resume_token, .. }) => {
+            assert_eq!((tool.as_str(), resume_token.as_str()), ("calculator", ""));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(output.content.contains("waits for the user's approval, so it did not run"), "{}", output.content);
+    assert!(output.content.contains("make the call again once they have decided"), "{}", output.content);
+    assert_eq!(calls(&runtime, "calculator"), 0);
 }

@@ -27,10 +27,13 @@ mod covered_by {
     pub const env_reader: &str = "capabilities::granted_secrets_are_redacted_from_results_errors_and_diagnostics";
     pub const exit_nonzero: &str = "containment::exiting_with_a_failure_status_is_a_crash";
     pub const exit_zero: &str = "containment::exiting_with_status_zero_is_not_a_result";
+    pub const failing_job: &str =
+        "toolcell-cli mcp::tasks::a_tool_that_requires_a_task_is_refused_to_clients_without_tasks";
     pub const fails_retryably: &str = "errors::tool_failures_carry_the_tools_retryable_flag";
     pub const fd_hog: &str = "containment::open_files_are_bounded_per_call_and_per_runtime";
     pub const fs_escape: &str = "capabilities::reads_outside_the_granted_directory_fail_inside_the_guest";
     pub const fs_write: &str = "capabilities::a_read_only_grant_refuses_writes_and_a_read_write_grant_allows_them";
+    pub const greet: &str = "toolcell-cli mcp::tasks::a_quick_call_is_answered_inline_and_a_long_one_becomes_a_task";
     pub const http_fields_bomb: &str = "containment::header_fields_are_bounded_per_set_and_per_call";
     pub const http_flood: &str = "capabilities::requests_in_flight_per_call_are_bounded";
     pub const http_huge_response: &str = "capabilities::a_huge_http_response_is_cut_at_the_cap";
@@ -56,6 +59,7 @@ mod covered_by {
     pub const rejects_arguments: &str = "errors::a_tool_can_reject_valid_arguments";
     pub const residue: &str = "pooling::no_state_survives_a_reused_slot_under_any_allocator";
     pub const sleeper: &str = "errors::a_guest_blocked_in_a_host_call_is_stopped_by_the_wall_clock";
+    pub const slow_compute: &str = "toolcell-cli mcp::tasks::cancelling_a_task_stops_its_sandbox";
     pub const socket_open: &str = "capabilities::sockets_and_name_lookups_are_refused";
     pub const stack_overflow: &str = "errors::stack_overflow_is_a_crash";
     pub const table_bomb: &str = "containment::growing_a_table_hits_the_memory_limit";

@@ -56,6 +56,7 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
             options.schemas = schemas;
             options.code_mode = code_mode;
             options.deferred = deferred.clone();
+            options.tasks = args.tasks();
             tokio::select! {
                 served = toolcell_mcp::serve_stdio(catalog.clone(), options) => served?,
                 failed = loading => return Err(failed),
@@ -63,6 +64,7 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
         }
         Transport::Http => {
             let mut options = HttpOptions::default();
+            options.tasks = args.tasks();
             options.listen = args.listen;
             options.schemas = schemas;
             options.code_mode = code_mode;

@@ -11,3 +11,4 @@ mod otlp;
 mod reload;
 mod schemas;
 mod stdio;
+mod tasks;

@@ -32,6 +32,7 @@ use crate::sandbox::journal::Journal;
 use crate::sandbox::nested::{CallBudget, Callee, Caller, NestedCalls, Nesting};
 use crate::tool::definition::ToolDefinition;
 use crate::tool::error::CallError;
+use crate::tool::intercept::Interceptors;
 use crate::tool::io::{Arguments, Diagnostics, ToolCall, ToolOutput, Usage, cut_name};
 use crate::tool::limits::{LimitOverrides, Limits};
 use toolcell_schema::words::closest;
@@ -237,9 +238,9 @@ impl Runner {
         redactor: &Redactor,
     ) -> NestedCalls {
         // A program code mode runs may call code mode's tools, not its tool's `call_tools`.
-        let (allowed, approve) = match &call.program {
-            Some(program) => (program.may_call.clone(), program.must_approve.clone()),
-            None => (entry.call_tools.clone(), Arc::from([])),
+        let (allowed, approve, interceptors) = match &call.program {
+            Some(program) => (program.may_call.clone(), program.must_approve.clone(), program.interceptors.clone()),
+            None => (entry.call_tools.clone(), Arc::from([]), Interceptors::default()),
         };
         if allowed.is_empty() {
             return NestedCalls::NoneAllowed { tool: call.name.clone(), refused: 0, redactor: redactor.clone() };
@@ -253,6 +254,7 @@ impl Runner {
             tool: call.name.clone(),
             allowed,
             approve,
+            interceptors,
             depth,
             budget,
             call_id: call.id.clone(),

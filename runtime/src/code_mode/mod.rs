@@ -34,6 +34,7 @@ use crate::sandbox::journal::Journal;
 pub use crate::sandbox::journal::{Decision, PendingCall};
 use crate::tool::definition::{ToolAnnotations, ToolDefinition};
 use crate::tool::error::CallError;
+use crate::tool::intercept::Interceptors;
 use crate::tool::io::{Diagnostics, ProgramGrant, ToolCall, ToolOutput, Usage};
 
 /// The name of code mode's tool that finds tools.
@@ -363,12 +364,25 @@ impl Runtime {
     /// # Errors
     /// When the policy does not turn code mode on, or the program tool is not loaded.
     pub fn code_mode(&self) -> Result<CodeMode, CodeModeError> {
+        self.code_mode_within(|_| true, Interceptors::default())
+    }
+
+    /// Code mode whose programs may call only the tools `keep` keeps (of those the policy
+    /// lets them call), each call decided by `interceptors` first: a tool set's.
+    pub(crate) fn code_mode_within(
+        &self,
+        keep: impl Fn(&str) -> bool,
+        interceptors: Interceptors,
+    ) -> Result<CodeMode, CodeModeError> {
         let settings = self.runner().version.code_mode.as_ref().ok_or(CodeModeError::Off)?;
-        let tools = CodeModeTools::new(settings, self.definitions())?;
+        let program = settings.program_tool();
+        let kept = self.definitions().filter(|tool| tool.name == program || keep(&tool.name));
+        let tools = CodeModeTools::new(settings, kept)?;
         let may_call = tools.callable().iter().map(|tool| tool.name.clone()).collect();
         let must_approve =
             tools.callable().iter().filter(|tool| self.needs_approval(tool)).map(|tool| tool.name.clone()).collect();
-        Ok(CodeMode { tools, runtime: self.clone(), grant: ProgramGrant { may_call, must_approve } })
+        let grant = ProgramGrant { may_call, must_approve, interceptors };
+        Ok(CodeMode { tools, runtime: self.clone(), grant })
     }
 
     /// Whether code mode's programs must have a person approve each call of `tool`: as the
@@ -459,7 +473,9 @@ impl CodeMode {
     ) -> ToolOutput {
         call.name = self.tools.program().to_owned();
         call.program = Some(self.grant.clone());
-        let journal = journal.or_else(|| (!self.grant.must_approve.is_empty()).then(Journal::record));
+        // Interceptors may defer a call too.
+        let may_pause = !self.grant.must_approve.is_empty() || !self.grant.interceptors.is_empty();
+        let journal = journal.or_else(|| may_pause.then(Journal::record));
         // What a pause seals besides what the run observed.
         let sealed = journal.as_ref().map(|_| (call.arguments.to_text(), call.context.clone()));
         let journaled = journal.as_ref().map(|journal| Journaled { journal, limits: None });
@@ -473,9 +489,16 @@ impl CodeMode {
         {
             match (journal.recorded(), self.program_digest()) {
                 (Ok(observed), Some(digest)) => {
-                    let pending = PendingCall { tool: tool.clone(), arguments: pending.clone() };
-                    let paused = Paused::new(digest, arguments, context, observed, pending);
+                    let call = PendingCall { tool: tool.clone(), arguments: pending.clone() };
+                    let paused = Paused::new(digest, arguments, context, observed, call);
                     *resume_token = paused.seal(&self.runtime.runner().version.shared.resume_key);
+                    // The message for a program's pause (it resumes), now that it has a token.
+                    let error = CallError::ApprovalRequired {
+                        tool: tool.clone(),
+                        arguments: pending.clone(),
+                        resume_token: resume_token.clone(),
+                    };
+                    output.content = error.to_string();
                 }
                 (Err(too_much), _) => {
                     let message = format!("the program cannot pause for approval: {too_much}");

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::access::{check_dir, check_grantable};
-use super::{CodeModePolicy, DirGrant, EnvGrant, Grants, HostPattern, Policy, PolicyError, check_env_name};
+use super::{CodeModePolicy, DirGrant, EnvGrant, Grants, HostPattern, Policy, PolicyError, TaskMode, check_env_name};
 use crate::tool::definition::is_tool_name;
 use crate::tool::limits::LimitOverrides;
 
@@ -119,12 +119,19 @@ fn parse_grants(table: &toml::Table, base: &Path, at: &str, problems: &mut Vec<S
                 Some(approve) => grants.approve = Some(approve),
                 None => problems.push(format!("{at} approve must be true or false")),
             },
+            "task" => match value.as_str().map(str::parse::<TaskMode>) {
+                Some(Ok(task)) => grants.task = Some(task),
+                Some(Err(reason)) => problems.push(format!("{at} task: {reason}")),
+                None => problems.push(format!(
+                    "{at} task must be \"never\", \"optional\" (the default), \"always\" or \"required\""
+                )),
+            },
             "limits" => match value.as_table() {
                 Some(limits) => grants.limits = parse_limits(limits, &format!("{at} limits"), problems),
                 None => problems.push(format!("{at} limits must be a table such as {{ timeout_ms = 10000 }}")),
             },
             _ => problems.push(format!(
-                "{at} has an unknown key `{key}`; expected allow_hosts, dirs, env, call_tools, approve or limits"
+                "{at} has an unknown key `{key}`; expected allow_hosts, dirs, env, call_tools, approve, task or limits"
             )),
         }
     }
@@ -320,11 +327,13 @@ mod tests {
             [tools.python]
             call_tools = ["calculator", "json_query"]
             limits = { max_nested_calls = 10 }
+            task = "required"
         "#;
         let policy = Policy::parse(text, &dir).expect("valid policy");
         let python = policy.grants("python").expect("python");
         assert_eq!(python.call_tools, ["calculator", "json_query"]);
         assert_eq!(python.limits.max_nested_calls, Some(10));
+        assert_eq!(python.task, Some(super::TaskMode::Required));
         let fetch = policy.grants("fetch").expect("fetch");
         assert_eq!(fetch.allow_hosts.len(), 2);
         assert_eq!(fetch.env.len(), 2);
@@ -342,6 +351,9 @@ mod tests {
             limits = { fuel = -1, speed = 3 }
             env = { A = 1, B = { from_host = "TOOLCELL_TEST_NO_SUCH_VARIABLE" } }
             call_tools = ["calculator", "no spaces", 7]
+            task = "sometimes"
+            [tools.thief]
+            task = true
             [tools.thief.env]
             SERVER = { from_host = "TOOLCELL_TOKEN" }
             EXPORT = { from_host = "OTEL_EXPORTER_OTLP_HEADERS" }
@@ -360,6 +372,8 @@ mod tests {
             "[tools.files] env.B: the host environment has no variable `TOOLCELL_TEST_NO_SUCH_VARIABLE`",
             "[tools.files] call_tools[1] must be the name of a tool",
             "[tools.files] call_tools[2] must be the name of a tool",
+            "[tools.files] task: `sometimes` is not a task mode; use \"never\", \"optional\" (the default)",
+            "[tools.thief] task must be \"never\", \"optional\" (the default), \"always\" or \"required\"",
             "[tools.thief] env.SERVER: the host's `TOOLCELL_TOKEN` holds a credential of toolcell itself",
             "[tools.thief] env.EXPORT: the host's `OTEL_EXPORTER_OTLP_HEADERS` holds a credential",
             "unknown top-level key `other`",

@@ -54,6 +54,43 @@ pub struct Grants {
     /// (`approve = true`), or none (`false`). Unset: the calls of a tool whose annotations say
     /// it is destructive or open-world wait for approval.
     pub approve: Option<bool>,
+    /// How an MCP client that accepts tasks (the Tasks extension) gets this tool's calls:
+    /// answered inline, or as a task it polls. Unset: [`TaskMode::Optional`].
+    pub task: Option<TaskMode>,
+}
+
+/// When `toolcell serve` answers a tool's call with a task (MCP's Tasks extension) instead of
+/// its result. Only clients that say they accept tasks ever get one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum TaskMode {
+    /// Never: every call is answered with its result (`task = "never"`).
+    Never,
+    /// When the call outlasts the server's threshold (`serve --task-after`); a quick call is
+    /// answered with its result (`task = "optional"`, the default).
+    Optional,
+    /// From the start, for clients that accept tasks; others wait for the result
+    /// (`task = "always"`).
+    Always,
+    /// From the start; a client that does not accept tasks is refused (`task = "required"`).
+    Required,
+}
+
+impl FromStr for TaskMode {
+    type Err = String;
+
+    fn from_str(value: &str) -> Result<Self, String> {
+        match value {
+            "never" => Ok(Self::Never),
+            "optional" => Ok(Self::Optional),
+            "always" => Ok(Self::Always),
+            "required" => Ok(Self::Required),
+            _ => Err(format!(
+                "`{value}` is not a task mode; use \"never\", \"optional\" (the default), \"always\" or \"required\""
+            )),
+        }
+    }
 }
 
 impl Grants {
@@ -105,9 +142,17 @@ impl Grants {
         self
     }
 
-    /// Adds everything `other` grants; its limits and `approve` win where both set one.
+    /// Sets when `toolcell serve` answers the tool's calls with a task.
+    #[must_use]
+    pub fn task(mut self, task: TaskMode) -> Self {
+        self.task = Some(task);
+        self
+    }
+
+    /// Adds everything `other` grants; its limits, `approve` and `task` win where both set one.
     pub fn merge(&mut self, other: Grants) {
         self.approve = other.approve.or(self.approve);
+        self.task = other.task.or(self.task);
         self.allow_hosts.extend(other.allow_hosts);
         self.dirs.extend(other.dirs);
         self.env.extend(other.env);

@@ -25,6 +25,7 @@ use wasmtime::component::{ComponentType, Linker, Lower};
 use super::journal::{self, Answer, Journal, PendingCall};
 use crate::redact::Redactor;
 use crate::tool::definition::ToolDefinition;
+use crate::tool::intercept::{Interceptors, Verdict};
 use crate::tool::io::{ToolCall, ToolOutput, cut_name};
 use crate::tool::limits::LimitOverrides;
 
@@ -71,6 +72,8 @@ pub(crate) struct Caller {
     pub(crate) allowed: Arc<[String]>,
     /// Those of them a person must approve each call of first (code mode's approvals).
     pub(crate) approve: Arc<[String]>,
+    /// The embedding's interceptors around each call it makes (a tool set's code mode).
+    pub(crate) interceptors: Interceptors,
     /// How deep the calling call is: 0 for a call from outside, 1 for one a tool made.
     pub(crate) depth: u32,
     /// Nested calls left to the whole tree of calls this one belongs to.
@@ -221,12 +224,61 @@ async fn call<T: CallsView>(
         let arguments = kept.unwrap_or_else(|| redacted(store.data_mut().nested_calls(), &arguments));
         return Err(wasmtime::Error::new(Suspended(PendingCall { tool: name, arguments })));
     }
+    // The embedding's interceptors decide each call not decided already (by a person, on resume).
+    let arguments = match intercepted(&mut store, &name, &arguments, approved).await {
+        Intercepted::Run(arguments) => arguments,
+        Intercepted::Deny(reason) => {
+            count_attempt(store.data_mut().nested_calls());
+            let answer = Err(refused(&crate::tool::error::CallError::Denied { reason }));
+            if let (Some(journal), Some(arguments)) = (&journal, kept) {
+                journal.record_call(journal::NestedCall { name, arguments, answer: recorded_answer(&answer), fuel: 0 });
+            }
+            return Ok(answer);
+        }
+        Intercepted::Defer => {
+            let arguments = kept.unwrap_or_else(|| redacted(store.data_mut().nested_calls(), &arguments));
+            return Err(wasmtime::Error::new(Suspended(PendingCall { tool: name, arguments })));
+        }
+    };
     let recorded_name = journal.as_ref().map(|_| name.clone());
     let (answer, spent) = call_live(store, name, arguments).await;
     if let (Some(journal), Some(name), Some(arguments)) = (journal, recorded_name, kept) {
         journal.record_call(journal::NestedCall { name, arguments, answer: recorded_answer(&answer), fuel: spent });
     }
     Ok(answer)
+}
+
+/// What the embedding's interceptors decided about a nested call.
+enum Intercepted {
+    /// Run it, with these arguments (theirs, when they rewrote them).
+    Run(String),
+    Deny(String),
+    Defer,
+}
+
+/// The interceptors' verdict on calling `name` with `arguments`; a call a person approved
+/// already, of a tool that is not loaded, or with no interceptors, runs as it is.
+async fn intercepted<T: CallsView>(
+    store: &mut StoreContextMut<'_, T>,
+    name: &str,
+    arguments: &str,
+    approved: bool,
+) -> Intercepted {
+    let as_called = || Intercepted::Run(arguments.to_owned());
+    let NestedCalls::Allowed(caller) = store.data_mut().nested_calls() else { return as_called() };
+    if approved || caller.interceptors.is_empty() {
+        return as_called();
+    }
+    let (interceptors, callee) = (caller.interceptors.clone(), caller.callee.clone());
+    let Some(definition) = callee.definition(name) else { return as_called() };
+    let id = format!("{}.{}", caller.call_id, caller.made + 1);
+    let call = ToolCall::new(id, name, arguments).with_context(caller.context.clone());
+    match interceptors.before(call, definition).await {
+        // The tool stays the one the program called; only the arguments may change.
+        Verdict::Run(call) => Intercepted::Run(call.arguments.to_text()),
+        Verdict::Deny(reason) => Intercepted::Deny(reason),
+        Verdict::Defer(_) => Intercepted::Defer,
+    }
 }
 
 /// Whether the running call's caller must have a person approve a call of `tool` first.
@@ -310,8 +362,12 @@ async fn call_live<T: CallsView>(
         budget: caller.budget.clone(),
         redactor: caller.redactor.clone(),
     };
-    let callee = caller.callee.clone();
+    let (callee, interceptors) = (caller.callee.clone(), caller.interceptors.clone());
+    let seen = (!interceptors.is_empty()).then(|| call.clone());
     let output = callee.call_nested(call, nesting).await;
+    if let Some(call) = &seen {
+        interceptors.after(call, &output).await;
+    }
 
     let spent = output.usage.fuel_consumed;
     charge(&mut store, fuel_left, spent);

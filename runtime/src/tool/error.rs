@@ -167,13 +167,15 @@ pub enum CallError {
     },
     /// A program code mode runs stopped at a call that waits for a person's approval
     /// ([`crate::code_mode`]); it resumes with [`resume_token`](Self::ApprovalRequired::resume_token)
-    /// once they decide.
+    /// once they decide. A call an interceptor deferred ([`crate::toolset::Verdict::Defer`]) outside a
+    /// program did not run, and has no token: it is made again once they decide.
     ApprovalRequired {
         /// The tool the program called.
         tool: String,
         /// Its arguments (secrets redacted).
         arguments: String,
-        /// The opaque, authenticated token that resumes the program.
+        /// The opaque, authenticated token that resumes the program; empty for a call that
+        /// is not a program's.
         resume_token: String,
     },
     /// The host could not run the call, for a reason that is neither the model's nor the
@@ -470,6 +472,11 @@ impl fmt::Display for CallError {
                 f,
                 "This call was not run: {reason}. Do not make the same call again; continue without it, \
                  or ask the user how to proceed."
+            ),
+            Self::ApprovalRequired { tool, arguments, resume_token } if resume_token.is_empty() => write!(
+                f,
+                "The call to `{tool}` with {arguments} waits for the user's approval, so it did not run. Tell the \
+                 user what you want to do, and make the call again once they have decided."
             ),
             Self::ApprovalRequired { tool, arguments, .. } => write!(
                 f,

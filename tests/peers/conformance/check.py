@@ -136,6 +136,16 @@ def gate(run: str, checks: list[Check], baseline: dict) -> tuple[list[str], list
     return lines, problems
 
 
+def write_task_tools(binary: str, dest: Path) -> None:
+    """Writes the tasks scenarios' fixture tools into `dest` with `toolcell-task-tools`, built
+    beside the binary under test (`cargo test --workspace` builds it)."""
+    writer = Path(binary).with_name("toolcell-task-tools")
+    if not writer.exists():
+        raise SystemExit(f"no {writer}; build it with cargo build -p toolcell-tests --bin toolcell-task-tools")
+    shutil.rmtree(dest, ignore_errors=True)
+    subprocess.run([str(writer), str(dest)], check=True, timeout=60)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--npm", type=Path, required=True)
@@ -158,7 +168,9 @@ def main() -> int:
     warm_cache(binary, env)
 
     lines, problems = [], []
-    with HttpServer(binary, env=env) as server:
+    fixtures = out / "task-tools"
+    write_task_tools(binary, fixtures)
+    with HttpServer(binary, "--tools-dir", str(fixtures), env=env) as server:
         for run in RUNS:
             run_lines, run_problems = gate(run, run_suite(npm, out, server.url, run), baseline)
             lines += run_lines
