@@ -288,7 +288,8 @@ pub(crate) struct ServeArgs {
     pub(crate) code_mode: Option<CodeMode>,
     /// Mark these tools in `tools/list` for clients with tool search to load only when the
     /// model looks for them (`_meta` "toolcell/deferLoading": true): `all`, or tool names
-    /// separated by commas. Code mode's `search` and `execute` are never marked. With
+    /// separated by commas; the others are marked "anthropic/alwaysLoad": true, which Claude
+    /// Code reads. Code mode's `search` and `execute` are never deferred. With
     /// --code-mode also, the tools programs may call are marked "toolcell/allowedCallers":
     /// ["direct", "programmatic"] whatever this says.
     #[arg(long, value_name = "all|NAME,...", num_args = 0..=1, default_missing_value = "all",

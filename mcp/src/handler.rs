@@ -368,19 +368,19 @@ impl ServerHandler for ToolServer {
             .filter(|listed| self.code_mode.serves_directly(&listed.definition.name))
             .map(|listed| {
                 let name = &listed.definition.name;
+                let deferred = self.deferred.defers(name);
                 let marks = ToolMarks::NONE
-                    .with_deferred(self.deferred.defers(name))
+                    .with_deferred(deferred)
+                    .with_always_loaded(!deferred && self.deferred.defers_any())
                     .with_code_callable(callable_from_code(name));
                 convert::unavailable(convert::tool(&listed.definition, self.schemas, marks), &listed.missing_grants)
             })
             .collect();
         if let Some(code_mode) = code_mode {
             // Never deferred: they are how a model finds the rest.
+            let marks = ToolMarks::NONE.with_always_loaded(self.deferred.defers_any());
             tools.extend(
-                code_mode
-                    .definitions()
-                    .iter()
-                    .map(|definition| convert::tool(definition, self.schemas, ToolMarks::NONE)),
+                code_mode.definitions().iter().map(|definition| convert::tool(definition, self.schemas, marks)),
             );
         }
         Ok(ListToolsResult::with_all_items(tools))

@@ -93,7 +93,11 @@ async fn deferred_tools_are_marked_and_code_modes_own_never_are() {
         ["calculator", "datetime", "files", "http_fetch", "json_query", "python", "regex", "unit_convert"]
     );
     let execute = tools.iter().find(|tool| tool.name == "execute").unwrap();
-    assert_eq!(execute.meta, None, "search and execute are how a model finds the rest");
+    assert_eq!(
+        execute.meta.as_ref().map(|meta| json!(meta.0)),
+        Some(json!({"anthropic/alwaysLoad": true})),
+        "search and execute are how a model finds the rest: kept loaded where a client defers by default"
+    );
     let python = tools.iter().find(|tool| tool.name == "python").unwrap();
     assert_eq!(meta(python, "toolcell/allowedCallers"), None, "programs do not call the program tool");
     client.cancel().await.unwrap();
@@ -102,12 +106,18 @@ async fn deferred_tools_are_marked_and_code_modes_own_never_are() {
     let tools = client.list_all_tools().await.unwrap();
     let marks: Vec<(&str, Option<serde_json::Value>)> =
         tools.iter().map(|tool| (tool.name.as_ref(), tool.meta.as_ref().map(|meta| json!(meta.0)))).collect();
-    let deferred = Some(json!({"toolcell/deferLoading": true}));
-    assert_eq!(
-        marks.iter().filter(|(_, meta)| meta.is_some()).cloned().collect::<Vec<_>>(),
-        [("files", deferred.clone()), ("regex", deferred)],
-        "no code mode, no allowedCallers"
-    );
+    let (deferred, loaded) =
+        (Some(json!({"toolcell/deferLoading": true})), Some(json!({"anthropic/alwaysLoad": true})));
+    let expected: Vec<(&str, Option<serde_json::Value>)> = marks
+        .iter()
+        .map(|(name, _)| (*name, if ["files", "regex"].contains(name) { deferred.clone() } else { loaded.clone() }))
+        .collect();
+    assert_eq!(marks, expected, "no code mode, no allowedCallers");
+    client.cancel().await.unwrap();
+
+    let client = stdio_client(&[]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    assert!(tools.iter().all(|tool| tool.meta.is_none()), "nothing asked, nothing marked");
     client.cancel().await.unwrap();
 }
 

@@ -4,7 +4,8 @@
 //!
 //! Only the OpenAI Responses API and Anthropic's Messages API take these; MCP lists carry
 //! them as `_meta` marks ([`DEFER_LOADING_META_KEY`], [`ALLOWED_CALLERS_META_KEY`]), which
-//! no client is bound to read. Chat Completions and Gemini have no such fields, and an export
+//! no client is bound to read, and when some tools are deferred, the others carry the key
+//! Claude Code reads ([`ALWAYS_LOAD_META_KEY`]). Chat Completions and Gemini have no such fields, and an export
 //! in their formats refuses the options rather than drop them unseen.
 
 use std::collections::BTreeSet;
@@ -21,6 +22,11 @@ pub const DEFER_LOADING_META_KEY: &str = "toolcell/deferLoading";
 /// The MCP `_meta` key that lists who may call a tool: `["direct", "programmatic"]` for a tool
 /// a program may call, as OpenAI names them; left out for the default, the model only.
 pub const ALLOWED_CALLERS_META_KEY: &str = "toolcell/allowedCallers";
+
+/// The MCP `_meta` key Claude Code reads to keep a tool loaded while its tool search defers a
+/// server's tools (which it does by default): `true` on the tools an export does not defer
+/// when it defers others, so that only those are deferred there too.
+pub const ALWAYS_LOAD_META_KEY: &str = "anthropic/alwaysLoad";
 
 /// `allowed_callers` of a tool the model and the Responses API's programs may call.
 const OPENAI_CALLERS: [&str; 2] = ["direct", "programmatic"];
@@ -49,6 +55,15 @@ impl Deferral {
             Deferral::None => false,
             Deferral::All => true,
             Deferral::Only(tools) => tools.contains(tool),
+        }
+    }
+
+    /// Whether it defers any tool.
+    pub fn defers_any(&self) -> bool {
+        match self {
+            Deferral::None => false,
+            Deferral::All => true,
+            Deferral::Only(tools) => !tools.is_empty(),
         }
     }
 }
@@ -130,8 +145,10 @@ impl ExportOptions {
 
     /// What tool `name` carries.
     pub fn marks(&self, name: &str) -> ToolMarks {
+        let deferred = self.deferred.defers(name);
         ToolMarks {
-            deferred: self.deferred.defers(name),
+            deferred,
+            always_loaded: !deferred && self.deferred.defers_any(),
             code_callable: self.code_callers.as_ref().is_some_and(|tools| tools.contains(name)),
         }
     }
@@ -189,18 +206,28 @@ fn check_known(feature: Feature, tools: &BTreeSet<String>, names: &[&str]) -> Re
 pub struct ToolMarks {
     /// `defer_loading: true`: tool search loads it.
     pub deferred: bool,
+    /// Loaded up front where a client defers by default: in MCP,
+    /// [`ALWAYS_LOAD_META_KEY`]; elsewhere what a tool without `defer_loading` is anyway.
+    pub always_loaded: bool,
     /// `allowed_callers`: the model and a program may call it.
     pub code_callable: bool,
 }
 
 impl ToolMarks {
     /// No marks: the tool as [`ToolDefinition::to_format`] gives it.
-    pub const NONE: ToolMarks = ToolMarks { deferred: false, code_callable: false };
+    pub const NONE: ToolMarks = ToolMarks { deferred: false, always_loaded: false, code_callable: false };
 
     /// With `defer_loading` as `deferred` says.
     #[must_use]
     pub fn with_deferred(mut self, deferred: bool) -> Self {
         self.deferred = deferred;
+        self
+    }
+
+    /// Marked to load up front as `always_loaded` says (MCP only).
+    #[must_use]
+    pub fn with_always_loaded(mut self, always_loaded: bool) -> Self {
+        self.always_loaded = always_loaded;
         self
     }
 
@@ -399,7 +426,8 @@ impl ToolDefinition {
     /// `defer_loading: true` when deferred, and `allowed_callers` naming the model and the
     /// provider's programs when code-callable (OpenAI Responses: `["direct", "programmatic"]`;
     /// Anthropic: `["direct", "code_execution_20250825"]`); in MCP, the same as `_meta` marks
-    /// ([`DEFER_LOADING_META_KEY`], [`ALLOWED_CALLERS_META_KEY`]). No mark, no field.
+    /// ([`DEFER_LOADING_META_KEY`], [`ALLOWED_CALLERS_META_KEY`]), and
+    /// [`ALWAYS_LOAD_META_KEY`] when always loaded. No mark, no field.
     ///
     /// # Errors
     /// As [`ToolDefinition::to_format`], and when `format` has no field for a mark.
@@ -426,6 +454,9 @@ impl ToolDefinition {
         }
         if marks.code_callable {
             fields.insert(callers_key.into(), callers);
+        }
+        if marks.always_loaded && mcp {
+            fields.insert(ALWAYS_LOAD_META_KEY.into(), json!(true));
         }
         match tool.as_object_mut() {
             Some(_) if fields.is_empty() => {}

@@ -30,7 +30,8 @@ use serde_json::{Map, Value, json};
 
 pub use calls::{MessageError, replies, result_messages, tool_calls};
 pub use exports::{
-    ALLOWED_CALLERS_META_KEY, DEFER_LOADING_META_KEY, Deferral, ExportError, ExportOptions, Namespace, ToolMarks,
+    ALLOWED_CALLERS_META_KEY, ALWAYS_LOAD_META_KEY, DEFER_LOADING_META_KEY, Deferral, ExportError, ExportOptions,
+    Namespace, ToolMarks,
 };
 pub use python::{PythonFunction, python_function};
 pub use repair::repair;

@@ -619,9 +619,18 @@ fn anthropic_names_its_code_execution_tool_as_the_caller_and_adds_it_with_tool_s
 fn mcp_carries_the_marks_under_meta_and_adds_no_tools() {
     let tools = Format::Mcp.tools_with(&three_tools(), &marked_options()).unwrap();
     assert_eq!(tools[0]["_meta"], json!({"toolcell/deferLoading": true}));
-    assert_eq!(tools[1]["_meta"], json!({"toolcell/allowedCallers": ["direct", "programmatic"]}));
-    assert!(tools[2].get("_meta").is_none(), "no mark, no `_meta`");
+    assert_eq!(
+        tools[1]["_meta"],
+        json!({"toolcell/allowedCallers": ["direct", "programmatic"], "anthropic/alwaysLoad": true})
+    );
+    assert_eq!(tools[2]["_meta"], json!({"anthropic/alwaysLoad": true}), "kept loaded where Claude Code defers");
     assert_eq!(tools.as_array().unwrap().len(), 3);
+    let callers_only = ExportOptions::new().callable_from_code(["beta"]);
+    let tools = Format::Mcp.tools_with(&three_tools(), &callers_only).unwrap();
+    assert!(tools[0].get("_meta").is_none(), "nothing deferred: no mark, no `_meta`");
+    assert_eq!(tools[1]["_meta"], json!({"toolcell/allowedCallers": ["direct", "programmatic"]}));
+    let loaded = named("alpha").to_format_marked(Format::Anthropic, ToolMarks::NONE.with_always_loaded(true));
+    assert_eq!(loaded.unwrap(), named("alpha").to_format(Format::Anthropic).unwrap(), "loaded anyway");
     let both = ToolMarks::NONE.with_deferred(true).with_code_callable(true);
     let strict = named("alpha").to_format_marked(Format::McpStrict, both).unwrap();
     assert_eq!(

@@ -55,10 +55,12 @@ async def test_tools_list_marks_deferred_tools_and_what_code_modes_programs_may_
     async with Client(server, mode=mode, read_timeout_seconds=READ_TIMEOUT_S) as client:
         tools = (await client.list_tools()).tools
     marks = {tool.name: tool.meta for tool in tools}
-    assert marks["regex"] == {"toolcell/deferLoading": True, "toolcell/allowedCallers": ["direct", "programmatic"]}
-    assert marks["calculator"] == {"toolcell/allowedCallers": ["direct", "programmatic"]}
-    assert marks["python"] is None, "programs do not call the program tool, and it is not deferred"
-    assert marks["search"] is None and marks["execute"] is None
+    callers = ["direct", "programmatic"]
+    assert marks["regex"] == {"toolcell/deferLoading": True, "toolcell/allowedCallers": callers}
+    # Claude Code defers a server's tools by default: those not deferred say to keep them loaded.
+    assert marks["calculator"] == {"toolcell/allowedCallers": callers, "anthropic/alwaysLoad": True}
+    assert marks["python"] == {"anthropic/alwaysLoad": True}, "programs do not call the program tool"
+    assert marks["search"] == marks["execute"] == {"anthropic/alwaysLoad": True}
 
 
 @pytest.mark.parametrize("mode", MODES)

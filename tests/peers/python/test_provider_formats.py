@@ -365,12 +365,19 @@ def test_mcp_exports_carry_the_marks_as_meta_the_sdk_keeps(fmt):
         expected = {}
         if tool["name"] in DEFERRED:
             expected["toolcell/deferLoading"] = True
+        else:
+            # Claude Code defers a server's tools by default; this keeps the others loaded.
+            expected["anthropic/alwaysLoad"] = True
         if tool["name"] != "python":
             expected["toolcell/allowedCallers"] = ["direct", "programmatic"]
         parsed = mcp.types.Tool.model_validate(tool)
-        assert parsed.meta == (expected or None), "no mark, no `_meta`"
-        if expected:
-            assert parsed.model_dump(by_alias=True, exclude_none=True)["_meta"] == tool["_meta"]
+        assert parsed.meta == expected
+        assert parsed.model_dump(by_alias=True, exclude_none=True)["_meta"] == tool["_meta"]
+    # Without a mark, no `_meta`.
+    for tool in toolcell("list", "--format", fmt, "--allowed-callers"):
+        assert mcp.types.Tool.model_validate(tool).meta == (
+            None if tool["name"] == "python" else {"toolcell/allowedCallers": ["direct", "programmatic"]}
+        )
 
 
 @pytest.mark.parametrize(
