@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use toolcell_mcp::ContextHeader;
 use toolcell_runtime::Format;
 use toolcell_runtime::Policy;
+use toolcell_runtime::formats::Deferral;
 use toolcell_runtime::policy::{CodeModePolicy, DirGrant, EnvGrant, Grants, HostPattern};
 use toolcell_runtime::trace::TraceParent;
 
@@ -62,6 +63,8 @@ pub(crate) enum Command {
         /// `serve` lists, and with --schemas strict).
         #[arg(long, value_name = "FORMAT")]
         format: Option<Format>,
+        #[command(flatten)]
+        export: ExportArgs,
     },
     /// Check one component as a tool: report what is wrong with its metadata, or what it is
     /// and the capabilities it requests. Exit code 0 when it loads, 1 when it does not.
@@ -79,6 +82,13 @@ pub(crate) enum Command {
         /// Print the tool in a provider's format (see `list --format`).
         #[arg(long, value_name = "FORMAT")]
         format: Option<Format>,
+        /// With --format: mark the tool `defer_loading` (see `list --defer-loading`).
+        #[arg(long, requires = "format")]
+        defer_loading: bool,
+        /// With --format: mark the tool callable from a provider's code (see `list
+        /// --allowed-callers`); refused when the policy does not let programs call it.
+        #[arg(long, requires = "format")]
+        allowed_callers: bool,
     },
     /// Call a tool and print its output as JSON. Exit code 0 when the call succeeded, 1 when
     /// it failed (the output says why), 2 for a usage error.
@@ -189,6 +199,34 @@ impl Command {
     }
 }
 
+/// What `list --format` adds to the tools for tool search and programmatic tool calling.
+#[derive(Debug, Args)]
+pub(crate) struct ExportArgs {
+    /// With --format: load these tools only through the provider's tool search
+    /// (`defer_loading: true`; the model sees their names and descriptions until it searches):
+    /// `all`, or tool names separated by commas. OpenAI Responses and Anthropic formats only
+    /// (MCP: the `toolcell/deferLoading` mark); the provider's tool search tool is added to
+    /// the list.
+    #[arg(long, value_name = "all|NAME,...", num_args = 0..=1, default_missing_value = "all",
+          value_parser = parse::deferral, requires = "format")]
+    pub(crate) defer_loading: Option<Deferral>,
+    /// With --format openai-responses[-strict]: group the functions in one namespace of this
+    /// name, which the model calls them in (not the name of one of the tools).
+    #[arg(long, value_name = "NAME", requires = "format")]
+    pub(crate) namespace: Option<String>,
+    /// What the --namespace's tools are for, in a sentence (OpenAI requires one) [default:
+    /// "Tools: " and the first ten tools' names].
+    #[arg(long, value_name = "TEXT", requires = "namespace")]
+    pub(crate) namespace_description: Option<String>,
+    /// With --format: let a provider's code call the tools the policy's `[code_mode] tools`
+    /// lets a program call (default: every tool but `python`), beside the model
+    /// (`allowed_callers`). OpenAI Responses and Anthropic formats only (MCP: the
+    /// `toolcell/allowedCallers` mark); the provider's programmatic tool calling (OpenAI) or
+    /// code execution tool (Anthropic) is added to the list.
+    #[arg(long, requires = "format")]
+    pub(crate) allowed_callers: bool,
+}
+
 /// An MCP host, for `client-config`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum McpHost {
@@ -248,6 +286,15 @@ pub(crate) struct ServeArgs {
     /// call is the policy's `[code_mode]` table (default: every tool but `python`).
     #[arg(long, value_enum, value_name = "only|also", num_args = 0..=1, default_missing_value = "only")]
     pub(crate) code_mode: Option<CodeMode>,
+    /// Mark these tools in `tools/list` for clients with tool search to load only when the
+    /// model looks for them (`_meta` "toolcell/deferLoading": true): `all`, or tool names
+    /// separated by commas; the others are marked "anthropic/alwaysLoad": true, which Claude
+    /// Code reads. Code mode's `search` and `execute` are never deferred. With
+    /// --code-mode also, the tools programs may call are marked "toolcell/allowedCallers":
+    /// ["direct", "programmatic"] whatever this says.
+    #[arg(long, value_name = "all|NAME,...", num_args = 0..=1, default_missing_value = "all",
+          value_parser = parse::deferral)]
+    pub(crate) defer_loading: Option<Deferral>,
     /// Keep no session state for clients of revisions before 2026-07-28 either, so that any
     /// replica behind a load balancer can serve any request. They then get no list-change
     /// notifications.

@@ -29,6 +29,7 @@ use crate::args::{Cli, Command};
 use crate::commands::{author, check, client_config, export, invoke, list, replay, respond, schema, serve, test, warm};
 use crate::load::{Source, default_cache_dir};
 use toolcell_runtime::Policy;
+use toolcell_runtime::formats::ToolMarks;
 
 /// Exit code when the tool call itself failed (the printed output says how).
 pub(crate) const EXIT_TOOL_ERROR: u8 = 1;
@@ -141,9 +142,12 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         call_memory_bytes: None,
     };
     match cli.command {
-        Command::List { json, format } => list::list(source, json, format).await,
+        Command::List { json, format, export } => list::list(source, json, format, export).await,
         Command::Check { file } => check::check(source, &file).await,
-        Command::Schema { tool, json, format } => schema::schema(source, &tool, json, format).await,
+        Command::Schema { tool, json, format, defer_loading, allowed_callers } => {
+            let marks = ToolMarks::NONE.with_deferred(defer_loading).with_code_callable(allowed_callers);
+            schema::schema(source, &tool, json, format, marks).await
+        }
         Command::Invoke(args) => invoke::invoke(source, *args).await,
         Command::Replay { file } => replay::replay(source, &file).await,
         Command::Respond { format, message } => respond::respond(source, format, &message).await,

@@ -45,6 +45,22 @@ pub fn size(text: &str) -> Result<u64, String> {
     number.checked_mul(multiplier).ok_or_else(|| format!("`{text}` is too large"))
 }
 
+/// `all`, or tool names separated by commas: the tools `--defer-loading` defers.
+pub fn deferral(text: &str) -> Result<toolcell_runtime::formats::Deferral, String> {
+    use toolcell_runtime::formats::Deferral;
+    if text.trim() == "all" {
+        return Ok(Deferral::All);
+    }
+    let names: std::collections::BTreeSet<String> =
+        text.split(',').map(str::trim).filter(|name| !name.is_empty()).map(str::to_owned).collect();
+    if names.is_empty() {
+        return Err(format!(
+            "`{text}` names no tool: write `all`, or tool names separated by commas, e.g. regex,files"
+        ));
+    }
+    Ok(Deferral::Only(names))
+}
+
 /// A W3C `traceparent` value.
 pub fn trace_parent(text: &str) -> Result<toolcell_runtime::trace::TraceParent, String> {
     toolcell_runtime::trace::TraceParent::parse(text, None).map_err(|err| err.to_string())
@@ -80,6 +96,15 @@ mod tests {
         assert!(duration("2h").is_err());
         assert!(duration("10000000000000000000").unwrap_err().contains("longer than a day"));
         assert!(duration("1441m").is_err());
+    }
+
+    #[test]
+    fn deferrals() {
+        use toolcell_runtime::formats::Deferral;
+        assert_eq!(deferral("all"), Ok(Deferral::All));
+        let names = ["files", "regex"].into_iter().map(str::to_owned).collect();
+        assert_eq!(deferral("regex, files,"), Ok(Deferral::Only(names)));
+        assert!(deferral(" , ").unwrap_err().contains("names no tool: write `all`"));
     }
 
     #[test]

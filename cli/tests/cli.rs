@@ -701,6 +701,131 @@ fn schema_and_list_print_provider_formats() {
         .stderr(predicate::str::contains("at most 24 optional parameters in one request"));
 }
 
+/// `toolcell ARGS`, successful, its stdout as JSON.
+fn json_of(args: &[&str]) -> Value {
+    let output = toolcell().args(args).output().unwrap();
+    assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn by_name<'a>(tools: &'a Value, name: &str) -> &'a Value {
+    tools.as_array().unwrap().iter().find(|tool| tool["name"] == name).unwrap_or_else(|| panic!("no {name}"))
+}
+
+#[test]
+fn list_exports_carry_deferral_a_namespace_and_code_callers() {
+    let tools = json_of(&[
+        "list",
+        "--format",
+        "openai-responses",
+        "--defer-loading",
+        "regex,files",
+        "--namespace",
+        "toolcell",
+        "--namespace-description",
+        "Sandboxed tools.",
+        "--allowed-callers",
+    ]);
+    assert_eq!(tools.as_array().unwrap().len(), 3, "{tools:#}");
+    let namespace = &tools[0];
+    assert_eq!(
+        (&namespace["type"], &namespace["name"], &namespace["description"]),
+        (&json!("namespace"), &json!("toolcell"), &json!("Sandboxed tools."))
+    );
+    let functions = &namespace["tools"];
+    assert_eq!(functions.as_array().unwrap().len(), 8);
+    assert_eq!(by_name(functions, "regex")["defer_loading"], true);
+    assert!(by_name(functions, "calculator").get("defer_loading").is_none());
+    assert_eq!(by_name(functions, "calculator")["allowed_callers"], json!(["direct", "programmatic"]));
+    assert!(by_name(functions, "python").get("allowed_callers").is_none(), "programs do not call `python` by default");
+    assert_eq!(
+        tools.as_array().unwrap()[1..],
+        [json!({"type": "tool_search"}), json!({"type": "programmatic_tool_calling"})]
+    );
+
+    let derived = json_of(&["list", "--format", "openai-responses-strict", "--namespace", "toolcell"]);
+    assert_eq!(
+        derived[0]["description"],
+        "Tools: calculator, datetime, files, http_fetch, json_query, python, regex, unit_convert."
+    );
+
+    let policy = std::env::temp_dir().join(format!("toolcell-cli-code-callers-{}.toml", std::process::id()));
+    std::fs::write(&policy, "[code_mode]\ntools = [\"calculator\", \"regex\"]\n").unwrap();
+    let policy = policy.to_str().unwrap();
+    let tools = json_of(&["--policy", policy, "list", "--format", "anthropic", "--allowed-callers"]);
+    let callable: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|tool| tool.get("allowed_callers").is_some())
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(callable, ["calculator", "regex"], "exactly the policy's `[code_mode] tools`");
+    assert_eq!(by_name(&tools, "regex")["allowed_callers"], json!(["direct", "code_execution_20250825"]));
+    assert_eq!(
+        tools.as_array().unwrap().last().unwrap(),
+        &json!({"type": "code_execution_20250825", "name": "code_execution"})
+    );
+
+    let one = json_of(&[
+        "--policy",
+        policy,
+        "schema",
+        "regex",
+        "--format",
+        "anthropic",
+        "--defer-loading",
+        "--allowed-callers",
+    ]);
+    assert_eq!(
+        (&one["defer_loading"], &one["allowed_callers"]),
+        (&json!(true), &json!(["direct", "code_execution_20250825"]))
+    );
+    let mcp = json_of(&["schema", "calculator", "--format", "mcp", "--defer-loading"]);
+    assert_eq!(mcp["_meta"], json!({"toolcell/deferLoading": true}));
+}
+
+#[test]
+fn export_options_a_format_cannot_carry_are_refused_with_what_to_do() {
+    let refused = |args: &[&str], said: &str| {
+        toolcell().args(args).assert().code(2).stderr(predicate::str::contains(said.to_owned()));
+    };
+    refused(
+        &["list", "--format", "openai", "--defer-loading"],
+        "openai tools have no `defer_loading`: only the formats openai-responses, openai-responses-strict, anthropic",
+    );
+    refused(&["list", "--format", "gemini", "--allowed-callers"], "gemini tools have no `allowed_callers`");
+    refused(
+        &["list", "--format", "anthropic", "--namespace", "toolcell"],
+        "anthropic tools have no `namespace`: only the formats openai-responses, openai-responses-strict carry it",
+    );
+    refused(
+        &["list", "--format", "anthropic", "--defer-loading", "regx"],
+        "names tool `regx`, which is not among the tools exported (did you mean `regex`?)",
+    );
+    refused(
+        &["list", "--format", "openai-responses", "--namespace", "regex"],
+        "namespace `regex` is named like one of its tools",
+    );
+    refused(
+        &["list", "--format", "openai-responses", "--namespace", "tool box"],
+        "namespace `tool box` has a name the provider does not take",
+    );
+    refused(
+        &["list", "--format", "openai-responses", "--namespace", "toolcell", "--namespace-description", " "],
+        "empty description",
+    );
+    refused(&["list", "--defer-loading", "all"], "--format <FORMAT>");
+    refused(
+        &["schema", "python", "--format", "openai-responses", "--allowed-callers"],
+        "does not let programs call `python`",
+    );
+    refused(
+        &["schema", "regex", "--format", "openai-strict", "--defer-loading"],
+        "openai-strict tools have no `defer_loading`",
+    );
+}
+
 #[test]
 fn respond_answers_a_models_calls_in_its_shape() {
     let message = json!({"role": "assistant", "content": null, "tool_calls": [
@@ -710,6 +835,21 @@ fn respond_answers_a_models_calls_in_its_shape() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let replies: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(replies, json!([{"role": "tool", "tool_call_id": "call_9", "content": "{\"value\":42.0}"}]));
+
+    let program_call = json!({"output": [{"type": "function_call", "call_id": "call_3", "name": "calculator",
+        "namespace": "toolcell", "arguments": "{\"expression\": \"1 + 1\"}",
+        "caller": {"type": "program", "caller_id": "prog_1"}}]});
+    let output = toolcell()
+        .args(["respond", "--format", "openai-responses"])
+        .write_stdin(program_call.to_string())
+        .output()
+        .unwrap();
+    let replies: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        replies,
+        json!([{"type": "function_call_output", "call_id": "call_3", "output": "{\"value\":2.0}",
+                "caller": {"type": "program", "caller_id": "prog_1"}}])
+    );
 
     toolcell()
         .args(["respond", "--format", "anthropic"])

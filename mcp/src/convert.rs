@@ -6,7 +6,7 @@ use std::sync::Arc;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock, MetaObject, Tool};
 use serde_json::{Map, Value, json};
-use toolcell_runtime::formats::repair;
+use toolcell_runtime::formats::{ToolMarks, repair};
 use toolcell_runtime::policy::MissingGrant;
 use toolcell_runtime::{CallError, Format, ToolDefinition, ToolOutput};
 
@@ -44,13 +44,17 @@ impl Schemas {
 }
 
 /// A tool as `tools/list` shows it: the runtime's MCP format for `schemas` (the input schema,
-/// the output schema when every result is an object, title and annotations).
-pub fn tool(definition: &ToolDefinition, schemas: Schemas) -> Tool {
+/// the output schema when every result is an object, title and annotations), with `marks` as
+/// `_meta` keys ([`DEFER_LOADING_META_KEY`], [`ALLOWED_CALLERS_META_KEY`]).
+///
+/// [`DEFER_LOADING_META_KEY`]: toolcell_runtime::formats::DEFER_LOADING_META_KEY
+/// [`ALLOWED_CALLERS_META_KEY`]: toolcell_runtime::formats::ALLOWED_CALLERS_META_KEY
+pub fn tool(definition: &ToolDefinition, schemas: Schemas, marks: ToolMarks) -> Tool {
     // A schema without a strict form is listed in the standard one: the client then uses it
     // as it is, and the arguments it sends need no mapping back.
     let listed = definition
-        .to_format(schemas.format())
-        .or_else(|_| definition.to_format(Format::Mcp))
+        .to_format_marked(schemas.format(), marks)
+        .or_else(|_| definition.to_format_marked(Format::Mcp, marks))
         .ok()
         .and_then(|tool| serde_json::from_value(tool).ok());
     // The MCP format takes every definition, and rmcp's `Tool` every tool it produces; the
@@ -146,7 +150,7 @@ mod tests {
     #[test]
     fn standard_schemas_are_listed_by_default() {
         assert_eq!(Schemas::default(), Schemas::Standard);
-        let listed = input_schema(&tool(&definition(parameters()), Schemas::default()));
+        let listed = input_schema(&tool(&definition(parameters()), Schemas::default(), ToolMarks::NONE));
         assert_eq!(listed["properties"]["mode"], json!({"type": "string", "enum": ["a", "b"]}));
         assert_eq!(listed["properties"]["values"]["additionalProperties"], json!({"type": "number"}));
         assert!(listed.get("$defs").is_none(), "{listed}");
@@ -155,7 +159,7 @@ mod tests {
     #[test]
     fn strict_schemas_list_maps_as_entries_and_calls_in_that_shape_are_mapped_back() {
         let definition = definition(parameters());
-        let listed = input_schema(&tool(&definition, Schemas::Strict));
+        let listed = input_schema(&tool(&definition, Schemas::Strict, ToolMarks::NONE));
         assert_eq!(listed["required"], json!(["mode", "values"]));
         assert_eq!(listed["properties"]["values"]["type"], json!(["array", "null"]));
         let sent = json!({"mode": "a", "values": [{"key": "x", "value": 2.5}]});
@@ -174,8 +178,8 @@ mod tests {
             "a": {"allOf": [{"type": "string"}, {"minLength": 2}]}, "n": {"type": "integer", "format": "uint8"}}});
         let definition = definition(unconvertible);
         assert!(definition.to_format(Format::McpStrict).is_err());
-        let listed = tool(&definition, Schemas::Strict);
-        assert_eq!(input_schema(&listed), input_schema(&tool(&definition, Schemas::Standard)));
+        let listed = tool(&definition, Schemas::Strict, ToolMarks::NONE);
+        assert_eq!(input_schema(&listed), input_schema(&tool(&definition, Schemas::Standard, ToolMarks::NONE)));
         assert_eq!(input_schema(&listed)["properties"]["n"], json!({"type": "integer", "minimum": 0, "maximum": 255}));
     }
 }

@@ -17,6 +17,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::watch;
 use tokio_util::sync::{CancellationToken, DropGuard};
 use toolcell_runtime::code_mode::{CodeMode, EXECUTE, SEARCH};
+use toolcell_runtime::formats::{Deferral, ToolMarks};
 use toolcell_runtime::policy::TaskMode;
 use toolcell_runtime::{Arguments, ToolCall, ToolDefinition, ToolOutput};
 use toolcell_schema::words::{closest, code_list, truncated};
@@ -49,6 +50,8 @@ pub struct ToolServer {
     schemas: Schemas,
     /// Whether `search` and `execute` are served, alone or beside the tools.
     code_mode: CodeModeServing,
+    /// The tools listed with the `toolcell/deferLoading` mark.
+    deferred: Deferral,
     /// The server's tasks, when it offers them (MCP's Tasks extension).
     tasks: Option<Arc<Tasks>>,
     /// Forwards tool-list changes to this connection's client until the connection ends.
@@ -75,6 +78,7 @@ impl ToolServer {
             context_headers,
             schemas: Schemas::default(),
             code_mode: CodeModeServing::Off,
+            deferred: Deferral::None,
             tasks: None,
             forwarding: Mutex::new(None),
         }
@@ -98,6 +102,14 @@ impl ToolServer {
     #[must_use]
     pub fn with_code_mode(mut self, code_mode: CodeModeServing) -> Self {
         self.code_mode = code_mode;
+        self
+    }
+
+    /// Lists `deferred` with the `toolcell/deferLoading` mark, for clients whose tool search
+    /// loads them only when the model looks for them.
+    #[must_use]
+    pub fn with_deferral(mut self, deferred: Deferral) -> Self {
+        self.deferred = deferred;
         self
     }
 
@@ -342,14 +354,34 @@ impl ServerHandler for ToolServer {
     ) -> Result<ListToolsResult, ErrorData> {
         // By name, so the order is deterministic.
         let listed = self.catalog.tools().await.map_err(not_loaded)?;
+        let code_mode = match self.code_mode {
+            CodeModeServing::Off => None,
+            _ => Some(self.catalog.code_mode(&listed).map_err(not_loaded)?),
+        };
+        // Beside code mode's tools, those its programs may call say so.
+        let callable_from_code = |name: &str| {
+            self.code_mode == CodeModeServing::Also
+                && code_mode.as_ref().is_some_and(|tools| tools.describe(name).is_some())
+        };
         let mut tools: Vec<Tool> = listed
             .iter()
             .filter(|listed| self.code_mode.serves_directly(&listed.definition.name))
-            .map(|listed| convert::unavailable(convert::tool(&listed.definition, self.schemas), &listed.missing_grants))
+            .map(|listed| {
+                let name = &listed.definition.name;
+                let deferred = self.deferred.defers(name);
+                let marks = ToolMarks::NONE
+                    .with_deferred(deferred)
+                    .with_always_loaded(!deferred && self.deferred.defers_any())
+                    .with_code_callable(callable_from_code(name));
+                convert::unavailable(convert::tool(&listed.definition, self.schemas, marks), &listed.missing_grants)
+            })
             .collect();
-        if self.code_mode != CodeModeServing::Off {
-            let code_mode = self.catalog.code_mode(&listed).map_err(not_loaded)?;
-            tools.extend(code_mode.definitions().iter().map(|definition| convert::tool(definition, self.schemas)));
+        if let Some(code_mode) = code_mode {
+            // Never deferred: they are how a model finds the rest.
+            let marks = ToolMarks::NONE.with_always_loaded(self.deferred.defers_any());
+            tools.extend(
+                code_mode.definitions().iter().map(|definition| convert::tool(definition, self.schemas, marks)),
+            );
         }
         Ok(ListToolsResult::with_all_items(tools))
     }

@@ -36,6 +36,7 @@ use crate::prometheus::{Scrape, ServerGauges};
 use crate::sessions::Sessions;
 use crate::tasks::{TaskLimits, Tasks};
 use crate::{body, conn, origin, prometheus, sessions};
+use toolcell_runtime::formats::Deferral;
 
 /// The MCP endpoint's service.
 pub(crate) type Mcp = StreamableHttpService<ToolServer, Sessions>;
@@ -56,6 +57,8 @@ pub struct HttpOptions {
     pub schemas: Schemas,
     /// Whether to serve code mode's `search` and `execute`. Default: [`CodeModeServing::Off`].
     pub code_mode: CodeModeServing,
+    /// The tools `tools/list` marks `toolcell/deferLoading`. Default: none.
+    pub deferred: Deferral,
     /// Keep no session state on the server, for any protocol revision: any replica can
     /// serve any request. Revision 2026-07-28 is always served this way. Clients of older
     /// revisions then get no `notifications/tools/list_changed`.
@@ -109,6 +112,7 @@ impl Default for HttpOptions {
             context_headers: Vec::new(),
             schemas: Schemas::Standard,
             code_mode: CodeModeServing::Off,
+            deferred: Deferral::None,
             stateless: false,
             tasks: Some(TaskLimits::default()),
             max_body_bytes: 4 << 20,
@@ -243,7 +247,7 @@ fn router(
         config = config.disable_allowed_hosts();
     }
     let headers: Arc<[ContextHeader]> = options.context_headers.clone().into();
-    let (schemas, code_mode) = (options.schemas, options.code_mode);
+    let (schemas, code_mode, deferred) = (options.schemas, options.code_mode, options.deferred.clone());
     let tasks = options.tasks.map(|limits| Arc::new(Tasks::new(limits)));
     let health = catalog.clone();
     let sessions = Sessions::new(
@@ -258,6 +262,7 @@ fn router(
             Ok(ToolServer::new(catalog.clone(), headers.clone())
                 .with_schemas(schemas)
                 .with_code_mode(code_mode)
+                .with_deferral(deferred.clone())
                 .with_tasks(tasks.clone()))
         },
         Arc::new(sessions),

@@ -97,6 +97,8 @@ pub struct StdioOptions {
     pub schemas: Schemas,
     /// Whether to serve code mode's `search` and `execute`. Default: [`CodeModeServing::Off`].
     pub code_mode: CodeModeServing,
+    /// The tools `tools/list` marks `toolcell/deferLoading`. Default: none.
+    pub deferred: toolcell_runtime::formats::Deferral,
     /// How calls become tasks for clients that accept them (MCP's Tasks extension); `None`
     /// offers no tasks. Default: [`TaskLimits::default`].
     pub tasks: Option<TaskLimits>,
@@ -104,7 +106,12 @@ pub struct StdioOptions {
 
 impl Default for StdioOptions {
     fn default() -> Self {
-        Self { schemas: Schemas::Standard, code_mode: CodeModeServing::Off, tasks: Some(TaskLimits::default()) }
+        Self {
+            schemas: Schemas::Standard,
+            code_mode: CodeModeServing::Off,
+            deferred: toolcell_runtime::formats::Deferral::None,
+            tasks: Some(TaskLimits::default()),
+        }
     }
 }
 
@@ -118,6 +125,7 @@ pub async fn serve_stdio(catalog: Arc<Catalog>, options: StdioOptions) -> Result
     let server = ToolServer::new(catalog, Arc::from([]))
         .with_schemas(options.schemas)
         .with_code_mode(options.code_mode)
+        .with_deferral(options.deferred)
         .with_tasks(options.tasks.map(|limits| Arc::new(tasks::Tasks::new(limits))));
     let (input, output, _restore) = stdio::open();
     let running = server.serve((input, output)).await.map_err(|err| ServeError::Session(err.to_string()))?;

@@ -6,7 +6,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::call::{Runner, call_concurrently};
-use crate::formats::{Format, MessageError, result_messages, tool_calls};
+use crate::formats::{Format, MessageError, replies, tool_calls};
 use crate::load::{self, Announcement, LoadDiagnostic, RuntimeError};
 use crate::observe::metrics::{CallsInFlight, Metrics};
 use crate::policy::{Grants, MissingGrant, RequestedCapabilities};
@@ -166,13 +166,13 @@ impl Runtime {
 
     /// Runs every tool call in a model's `message` (in `format`'s shape, see [`tool_calls`])
     /// at once, and returns the message(s) that answer them, in order (see
-    /// [`result_messages`]): append them to the conversation and ask the model again.
+    /// [`replies`]): append them to the conversation and ask the model again.
     ///
     /// # Errors
     /// When `message` is not in the format's shape. Every failure of a call is in its result.
     pub async fn respond(&self, format: Format, message: &Value) -> Result<Vec<Value>, MessageError> {
         let calls = tool_calls(format, message, |name| self.definition(name))?;
         let outputs = self.call_all(calls).await;
-        Ok(result_messages(format, &outputs))
+        Ok(replies(format, message, &outputs))
     }
 }

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::call::{call_concurrently, unknown_tool};
 use crate::code_mode::{CodeMode, CodeModeError};
-use crate::formats::{Format, MessageError, result_messages, tool_calls};
+use crate::formats::{Format, MessageError, replies, tool_calls};
 use crate::runtime::Runtime;
 use crate::tool::definition::ToolDefinition;
 use crate::tool::error::CallError;
@@ -266,7 +266,7 @@ impl ToolSet {
     pub async fn respond(&self, format: Format, message: &Value) -> Result<Vec<Value>, MessageError> {
         let calls = tool_calls(format, message, |name| self.definition(name))?;
         let outputs = self.call_all(calls).await;
-        Ok(result_messages(format, &outputs))
+        Ok(replies(format, message, &outputs))
     }
 
     /// The call with the run's context under its own, and the tighter of both limits.

@@ -3,17 +3,25 @@
 use std::process::ExitCode;
 
 use serde_json::{Value, json};
-use toolcell_runtime::Format;
+use toolcell_runtime::formats::{ExportOptions, Namespace};
+use toolcell_runtime::{Format, Runtime};
+
+use crate::args::ExportArgs;
 
 use crate::describe::{describe_granted, describe_requested};
 use crate::load::{Source, load, warn_diagnostics};
 use crate::print::{MAX_TITLE_COLUMN, cut, print_json, summary};
 
-pub(crate) async fn list(source: Source<'_>, as_json: bool, format: Option<Format>) -> anyhow::Result<ExitCode> {
+pub(crate) async fn list(
+    source: Source<'_>,
+    as_json: bool,
+    format: Option<Format>,
+    export: ExportArgs,
+) -> anyhow::Result<ExitCode> {
     let runtime = load(source, None, None).await?;
     if let Some(format) = format {
         warn_diagnostics(&runtime);
-        print_json(&format.tools(runtime.definitions())?)?;
+        print_json(&format.tools_with(runtime.definitions(), &export_options(&runtime, export))?)?;
         return Ok(ExitCode::SUCCESS);
     }
     if as_json {
@@ -61,4 +69,33 @@ pub(crate) async fn list(source: Source<'_>, as_json: bool, format: Option<Forma
         out!("{:name_width$}  granted  {}", "", or_none(granted));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the flags ask the export to add.
+fn export_options(runtime: &Runtime, export: ExportArgs) -> ExportOptions {
+    let mut options = ExportOptions::new().deferring(export.defer_loading.unwrap_or_default());
+    if let Some(name) = export.namespace {
+        options = options.in_namespace(match export.namespace_description {
+            Some(description) => Namespace::new(name, description),
+            None => Namespace::listing(name, runtime.definitions()),
+        });
+    }
+    if export.allowed_callers {
+        let callers = code_callers(runtime);
+        if callers.is_empty() {
+            eprintln!(
+                "warning: --allowed-callers marks no tool: the policy's `[code_mode] tools` lets programs call none \
+                 of these"
+            );
+        }
+        options = options.callable_from_code(callers);
+    }
+    options
+}
+
+/// The loaded tools a program may call, as the policy's `[code_mode]` says (without the
+/// table, its default: every tool but `python`).
+pub(crate) fn code_callers(runtime: &Runtime) -> Vec<String> {
+    let settings = runtime.code_mode_policy().cloned().unwrap_or_default();
+    runtime.definitions().filter(|tool| settings.may_call(&tool.name)).map(|tool| tool.name.clone()).collect()
 }

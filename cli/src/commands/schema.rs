@@ -5,9 +5,11 @@ use std::process::ExitCode;
 use anyhow::bail;
 use toolcell_author::shell_quote;
 use toolcell_runtime::Format;
+use toolcell_runtime::formats::ToolMarks;
 use toolcell_runtime::policy::Grants;
 use toolcell_schema::words::human_bytes;
 
+use crate::commands::list::code_callers;
 use crate::describe::{describe_annotations, describe_granted, describe_requested};
 use crate::load::{Source, command_line, load_one, no_such_tool, warn_diagnostics};
 use crate::print::{grouped, human_duration, print_json};
@@ -18,6 +20,7 @@ pub(crate) async fn schema(
     tool: &str,
     as_json: bool,
     format: Option<Format>,
+    marks: ToolMarks,
 ) -> anyhow::Result<ExitCode> {
     let (runtime, name) = load_one(source, tool, &Grants::new()).await?;
     let Some(definition) = runtime.definition(&name) else {
@@ -25,7 +28,13 @@ pub(crate) async fn schema(
         bail!("{}", no_such_tool(&runtime, tool));
     };
     if let Some(format) = format {
-        print_json(&definition.to_format(format)?)?;
+        if marks.code_callable && !code_callers(&runtime).contains(&name) {
+            bail!(
+                "the policy's `[code_mode] tools` does not let programs call `{name}`, so --allowed-callers cannot \
+                 mark it: add it to that list (toolcell.toml or --policy), or leave the flag out"
+            );
+        }
+        print_json(&definition.to_format_marked(format, marks)?)?;
         return Ok(ExitCode::SUCCESS);
     }
     if as_json {

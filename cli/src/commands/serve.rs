@@ -6,6 +6,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use toolcell_mcp::{Catalog, CodeModeServing, HttpOptions, Schemas, StdioOptions};
 use toolcell_runtime::code_mode::{EXECUTE, SEARCH};
+use toolcell_runtime::formats::Deferral;
 use toolcell_runtime::policy::MissingGrant;
 use toolcell_runtime::{Runtime, RuntimeBuilder};
 
@@ -46,13 +47,15 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
         ),
         _ => None,
     };
-    let loading = load_into(&catalog, builder, schemas, code_mode);
+    let deferred = args.defer_loading.clone().unwrap_or_default();
+    let loading = load_into(&catalog, builder, schemas, code_mode, &deferred);
     match args.transport {
         Transport::Stdio => {
             tracing::info!("serving MCP over stdio");
             let mut options = StdioOptions::default();
             options.schemas = schemas;
             options.code_mode = code_mode;
+            options.deferred = deferred.clone();
             options.tasks = args.tasks();
             tokio::select! {
                 served = toolcell_mcp::serve_stdio(catalog.clone(), options) => served?,
@@ -65,6 +68,7 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
             options.listen = args.listen;
             options.schemas = schemas;
             options.code_mode = code_mode;
+            options.deferred = deferred.clone();
             options.token = args.token;
             options.allowed_origins = args.allow_origin;
             options.context_headers = args.context_header;
@@ -99,6 +103,7 @@ async fn load_into(
     builder: RuntimeBuilder,
     schemas: Schemas,
     code_mode: CodeModeServing,
+    deferred: &Deferral,
 ) -> anyhow::Error {
     let loaded = match builder.start().await {
         Ok(loading) => {
@@ -113,6 +118,7 @@ async fn load_into(
             warn_unconvertible(&runtime, schemas);
             say_unavailable(&runtime);
             say_code_mode(&runtime, code_mode);
+            warn_not_deferred(&runtime, deferred);
             eprintln!("toolcell: {} tools ready", runtime.definitions().len());
             catalog.loaded(runtime);
             std::future::pending().await
@@ -151,6 +157,15 @@ fn say_code_mode(runtime: &Runtime, code_mode: CodeModeServing) {
             "warning: tool `{name}` is not listed: code mode's `{name}` takes the name (rename the tool, or serve \
              with --code-mode only)"
         );
+    }
+}
+
+/// Says which tools --defer-loading names that are not loaded (they may be later: the
+/// folder is watched).
+fn warn_not_deferred(runtime: &Runtime, deferred: &Deferral) {
+    let Deferral::Only(names) = deferred else { return };
+    for name in names.iter().filter(|name| runtime.definition(name).is_none()) {
+        eprintln!("warning: --defer-loading names `{name}`, which is not loaded: check the name with `toolcell list`");
     }
 }
 

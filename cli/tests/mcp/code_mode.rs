@@ -45,6 +45,13 @@ async fn code_mode_also_lists_the_tools_too_and_the_policy_says_what_programs_ma
     let client = stdio_client(&["--code-mode", "also", "--policy", policy.to_str().unwrap()]).await;
     let tools = client.list_all_tools().await.unwrap();
     assert_eq!(names(&tools).len(), 10, "eight tools and code mode's two: {:?}", names(&tools));
+    let marked: Vec<&str> = tools
+        .iter()
+        .filter(|tool| meta(tool, "toolcell/allowedCallers") == Some(json!(["direct", "programmatic"])))
+        .map(|tool| tool.name.as_ref())
+        .collect();
+    assert_eq!(marked, ["calculator", "unit_convert"], "exactly what programs may call");
+    assert!(tools.iter().all(|tool| meta(tool, "toolcell/deferLoading").is_none()), "nothing deferred unless asked");
     let listed = client.call_tool(call("search", json!({"query": "", "limit": 50}))).await.unwrap();
     let found: Vec<String> = listed.structured_content.unwrap()["tools"]
         .as_array()
@@ -65,6 +72,53 @@ async fn code_mode_also_lists_the_tools_too_and_the_policy_says_what_programs_ma
     assert_eq!(direct.is_error, Some(false), "{direct:?}");
     client.cancel().await.unwrap();
     let _ = std::fs::remove_file(policy);
+}
+
+/// The `_meta` entry `key` of a listed tool.
+fn meta(tool: &rmcp::model::Tool, key: &str) -> Option<serde_json::Value> {
+    tool.meta.as_ref()?.0.get(key).cloned()
+}
+
+#[tokio::test]
+async fn deferred_tools_are_marked_and_code_modes_own_never_are() {
+    let client = stdio_client(&["--code-mode", "also", "--defer-loading"]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let deferred: Vec<&str> = tools
+        .iter()
+        .filter(|tool| meta(tool, "toolcell/deferLoading") == Some(json!(true)))
+        .map(|tool| tool.name.as_ref())
+        .collect();
+    assert_eq!(
+        deferred,
+        ["calculator", "datetime", "files", "http_fetch", "json_query", "python", "regex", "unit_convert"]
+    );
+    let execute = tools.iter().find(|tool| tool.name == "execute").unwrap();
+    assert_eq!(
+        execute.meta.as_ref().map(|meta| json!(meta.0)),
+        Some(json!({"anthropic/alwaysLoad": true})),
+        "search and execute are how a model finds the rest: kept loaded where a client defers by default"
+    );
+    let python = tools.iter().find(|tool| tool.name == "python").unwrap();
+    assert_eq!(meta(python, "toolcell/allowedCallers"), None, "programs do not call the program tool");
+    client.cancel().await.unwrap();
+
+    let client = stdio_client(&["--defer-loading", "regex,files"]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let marks: Vec<(&str, Option<serde_json::Value>)> =
+        tools.iter().map(|tool| (tool.name.as_ref(), tool.meta.as_ref().map(|meta| json!(meta.0)))).collect();
+    let (deferred, loaded) =
+        (Some(json!({"toolcell/deferLoading": true})), Some(json!({"anthropic/alwaysLoad": true})));
+    let expected: Vec<(&str, Option<serde_json::Value>)> = marks
+        .iter()
+        .map(|(name, _)| (*name, if ["files", "regex"].contains(name) { deferred.clone() } else { loaded.clone() }))
+        .collect();
+    assert_eq!(marks, expected, "no code mode, no allowedCallers");
+    client.cancel().await.unwrap();
+
+    let client = stdio_client(&[]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    assert!(tools.iter().all(|tool| tool.meta.is_none()), "nothing asked, nothing marked");
+    client.cancel().await.unwrap();
 }
 
 #[tokio::test]

@@ -123,14 +123,8 @@ impl CodeModeTools {
             .iter()
             .find(|tool| tool.name == program_name)
             .ok_or_else(|| CodeModeError::ProgramNotLoaded { program: program_name.to_owned() })?;
-        let mut callable: Vec<ToolDefinition> = tools
-            .iter()
-            .filter(|tool| match &settings.tools {
-                Some(allowed) => allowed.contains(&tool.name),
-                None => tool.name != program_name,
-            })
-            .map(|tool| (*tool).clone())
-            .collect();
+        let mut callable: Vec<ToolDefinition> =
+            tools.iter().filter(|tool| settings.may_call(&tool.name)).map(|tool| (*tool).clone()).collect();
         callable.sort_by(|a, b| a.name.cmp(&b.name));
         callable.dedup_by(|a, b| a.name == b.name);
         let index = ToolIndex::new(&callable);

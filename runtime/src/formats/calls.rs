@@ -1,6 +1,8 @@
 //! A model's tool calls in a provider's message shape, and the result messages that answer
 //! them in the same shape.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value, json};
 
 use super::{Format, repair};
@@ -90,11 +92,32 @@ pub fn tool_calls<'a>(
         .collect())
 }
 
+/// The message(s) that answer the calls in `message` with their `outputs`, as
+/// [`result_messages`] gives them, with what a provider asks each answer to echo from its
+/// call: a Responses `function_call` made by a program (`"caller": {"type": "program",
+/// "caller_id"}`, under programmatic tool calling) gets its `caller` back on its
+/// `function_call_output`, as OpenAI's Agents SDK does. `message` is the one
+/// [`tool_calls`] read the calls from.
+pub fn replies(format: Format, message: &Value, outputs: &[ToolOutput]) -> Vec<Value> {
+    let mut replies = result_messages(format, outputs);
+    if shape(format) == Some(Shape::Responses) {
+        let callers = responses_callers(message);
+        for reply in &mut replies {
+            let caller = reply.get("call_id").and_then(Value::as_str).and_then(|id| callers.get(id));
+            if let (Some(caller), Some(reply)) = (caller, reply.as_object_mut()) {
+                reply.insert("caller".into(), (*caller).clone());
+            }
+        }
+    }
+    replies
+}
+
 /// The message(s) that answer `calls` with `outputs` (in the same order), in `format`'s
 /// shape: one `tool` message per call (OpenAI Chat), one `function_call_output` item per call
 /// (Responses), one `user` message of `tool_result` blocks (Anthropic), or one `user`
 /// content of `functionResponse` parts (Gemini), or one `tools/call` result per call (MCP:
-/// the text, `structuredContent` for an object, `isError`).
+/// the text, `structuredContent` for an object, `isError`). [`replies`] adds what an answer
+/// echoes from its call.
 pub fn result_messages(format: Format, outputs: &[ToolOutput]) -> Vec<Value> {
     let Some(shape) = shape(format) else {
         return outputs.iter().map(mcp_result).collect();
@@ -161,16 +184,36 @@ fn chat_calls(message: &Value) -> Result<Vec<RawCall>, String> {
         .collect()
 }
 
-fn responses_calls(message: &Value) -> Result<Vec<RawCall>, String> {
-    let items = match message {
-        Value::Array(items) => items,
+/// The `caller` of each Responses `function_call` in `message` that has one, by `call_id`.
+fn responses_callers(message: &Value) -> HashMap<&str, &Value> {
+    let Ok(items) = responses_items(message) else { return HashMap::new() };
+    items
+        .iter()
+        .filter(|item| item.get("type").and_then(Value::as_str) == Some("function_call"))
+        .filter_map(|item| {
+            Some((item.get("call_id")?.as_str()?, item.get("caller").filter(|caller| caller.is_object())?))
+        })
+        .collect()
+}
+
+/// A Responses message's output items: a response's `output`, one item, or a list of them.
+fn responses_items(message: &Value) -> Result<&[Value], String> {
+    Ok(match message {
+        Value::Array(items) => items.as_slice(),
         Value::Object(response) => match response.get("output") {
-            Some(Value::Array(items)) => items,
+            Some(Value::Array(items)) => items.as_slice(),
             _ if response.get("type").and_then(Value::as_str) == Some("function_call") => std::slice::from_ref(message),
             _ => return Err("a response has an `output` array of items".into()),
         },
         _ => return Err("expected a response, an output item or a list of output items".into()),
-    };
+    })
+}
+
+/// The `function_call` items. A call to a function in a namespace names it bare (`name`),
+/// the namespace beside it; a deferred top-level function may come back with a namespace
+/// named like itself. Either way `name` finds the tool.
+fn responses_calls(message: &Value) -> Result<Vec<RawCall>, String> {
+    let items = responses_items(message)?;
     items
         .iter()
         .enumerate()

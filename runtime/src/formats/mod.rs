@@ -6,6 +6,9 @@
 //! of constants as `enum`s); `mcp-strict` lists parameters in OpenAI strict mode's subset, for
 //! clients that make every tool strict themselves.
 //!
+//! [`Format::tools_with`] adds what tool search and programmatic tool calling need
+//! ([`ExportOptions`]: `defer_loading`, an OpenAI namespace, `allowed_callers`).
+//!
 //! A strict format can reshape the arguments a model sends (every property required, maps
 //! as lists of entries, any-typed values as JSON text); [`repair`] undoes that for a call
 //! made against such a definition, so the runtime validates and the tool receives the
@@ -13,6 +16,7 @@
 
 mod calls;
 mod dialects;
+mod exports;
 mod python;
 mod repair;
 mod schema;
@@ -24,7 +28,11 @@ use std::str::FromStr;
 
 use serde_json::{Map, Value, json};
 
-pub use calls::{MessageError, result_messages, tool_calls};
+pub use calls::{MessageError, replies, result_messages, tool_calls};
+pub use exports::{
+    ALLOWED_CALLERS_META_KEY, ALWAYS_LOAD_META_KEY, DEFER_LOADING_META_KEY, Deferral, ExportError, ExportOptions,
+    Namespace, ToolMarks,
+};
 pub use python::{PythonFunction, python_function};
 pub use repair::repair;
 

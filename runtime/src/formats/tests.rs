@@ -551,3 +551,253 @@ fn a_schema_that_explodes_when_written_out_is_refused_quickly() {
         }
     }
 }
+
+fn named(name: &str) -> ToolDefinition {
+    ToolDefinition { name: name.into(), ..definition(json!({"type": "object", "properties": {}})) }
+}
+
+fn tool_names(names: &[&str]) -> std::collections::BTreeSet<String> {
+    names.iter().map(|name| (*name).to_owned()).collect()
+}
+
+/// `alpha` deferred, `beta` callable from code, `gamma` neither.
+fn marked_options() -> ExportOptions {
+    ExportOptions::new().deferring(Deferral::Only(tool_names(&["alpha"]))).callable_from_code(["beta"])
+}
+
+fn three_tools() -> [ToolDefinition; 3] {
+    [named("alpha"), named("beta"), named("gamma")]
+}
+
+#[test]
+fn without_options_every_format_exports_as_tools_does() {
+    let tools = three_tools();
+    for format in Format::ALL {
+        assert_eq!(
+            format.tools_with(&tools, &ExportOptions::new()).unwrap(),
+            format.tools(&tools).unwrap(),
+            "{format}"
+        );
+        assert_eq!(tools[0].to_format_marked(format, ToolMarks::NONE).unwrap(), tools[0].to_format(format).unwrap());
+    }
+}
+
+#[test]
+fn openai_responses_marks_each_tool_and_adds_tool_search_and_programmatic_calling() {
+    for format in [Format::OpenAiResponses, Format::OpenAiResponsesStrict] {
+        let tools = format.tools_with(&three_tools(), &marked_options()).unwrap();
+        let tools = tools.as_array().unwrap();
+        let plain = |index: usize| three_tools()[index].to_format(format).unwrap();
+        let mut alpha = plain(0);
+        alpha["defer_loading"] = json!(true);
+        let mut beta = plain(1);
+        beta["allowed_callers"] = json!(["direct", "programmatic"]);
+        assert_eq!(
+            tools,
+            &[alpha, beta, plain(2), json!({"type": "tool_search"}), json!({"type": "programmatic_tool_calling"})],
+            "{format}"
+        );
+    }
+}
+
+#[test]
+fn anthropic_names_its_code_execution_tool_as_the_caller_and_adds_it_with_tool_search() {
+    for format in [Format::Anthropic, Format::AnthropicStrict] {
+        let tools = format.tools_with(&three_tools(), &marked_options()).unwrap();
+        assert_eq!(tools[0]["defer_loading"], true, "{format}");
+        assert!(tools[0].get("allowed_callers").is_none());
+        assert_eq!(tools[1]["allowed_callers"], json!(["direct", "code_execution_20250825"]));
+        assert!(tools[1].get("defer_loading").is_none());
+        assert_eq!(tools[2], three_tools()[2].to_format(format).unwrap());
+        assert_eq!(tools[3], json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}));
+        assert_eq!(tools[4], json!({"type": "code_execution_20250825", "name": "code_execution"}));
+        assert_eq!(tools.as_array().unwrap().len(), 5);
+    }
+}
+
+#[test]
+fn mcp_carries_the_marks_under_meta_and_adds_no_tools() {
+    let tools = Format::Mcp.tools_with(&three_tools(), &marked_options()).unwrap();
+    assert_eq!(tools[0]["_meta"], json!({"toolcell/deferLoading": true}));
+    assert_eq!(
+        tools[1]["_meta"],
+        json!({"toolcell/allowedCallers": ["direct", "programmatic"], "anthropic/alwaysLoad": true})
+    );
+    assert_eq!(tools[2]["_meta"], json!({"anthropic/alwaysLoad": true}), "kept loaded where Claude Code defers");
+    assert_eq!(tools.as_array().unwrap().len(), 3);
+    let callers_only = ExportOptions::new().callable_from_code(["beta"]);
+    let tools = Format::Mcp.tools_with(&three_tools(), &callers_only).unwrap();
+    assert!(tools[0].get("_meta").is_none(), "nothing deferred: no mark, no `_meta`");
+    assert_eq!(tools[1]["_meta"], json!({"toolcell/allowedCallers": ["direct", "programmatic"]}));
+    let loaded = named("alpha").to_format_marked(Format::Anthropic, ToolMarks::NONE.with_always_loaded(true));
+    assert_eq!(loaded.unwrap(), named("alpha").to_format(Format::Anthropic).unwrap(), "loaded anyway");
+    let both = ToolMarks::NONE.with_deferred(true).with_code_callable(true);
+    let strict = named("alpha").to_format_marked(Format::McpStrict, both).unwrap();
+    assert_eq!(
+        strict["_meta"],
+        json!({DEFER_LOADING_META_KEY: true, ALLOWED_CALLERS_META_KEY: ["direct", "programmatic"]})
+    );
+}
+
+#[test]
+fn every_tool_deferred_and_only_needed_provider_tools_added() {
+    let all = ExportOptions::new().deferring(Deferral::All);
+    let tools = Format::OpenAiResponses.tools_with(&three_tools(), &all).unwrap();
+    let tools = tools.as_array().unwrap();
+    assert!(tools[..3].iter().all(|tool| tool["defer_loading"] == true), "{tools:?}");
+    assert_eq!(&tools[3..], &[json!({"type": "tool_search"})], "nothing is callable from code");
+    let none_marked =
+        ExportOptions::new().deferring(Deferral::Only(tool_names(&[]))).callable_from_code(Vec::<String>::new());
+    assert_eq!(
+        Format::Anthropic.tools_with(&three_tools(), &none_marked).unwrap(),
+        Format::Anthropic.tools(&three_tools()).unwrap(),
+        "empty selections mark nothing and need no provider tool"
+    );
+}
+
+#[test]
+fn a_namespace_wraps_the_functions_which_keep_their_marks() {
+    let options = marked_options().in_namespace(Namespace::new("toolbox", "Sandboxed helpers."));
+    let tools = Format::OpenAiResponsesStrict.tools_with(&three_tools(), &options).unwrap();
+    let unwrapped = Format::OpenAiResponsesStrict.tools_with(&three_tools(), &marked_options()).unwrap();
+    assert_eq!(
+        tools,
+        json!([
+            {"type": "namespace", "name": "toolbox", "description": "Sandboxed helpers.", "tools": unwrapped.as_array().unwrap()[0..3]},
+            {"type": "tool_search"},
+            {"type": "programmatic_tool_calling"}
+        ])
+    );
+    assert!(tools[0].get("defer_loading").is_none(), "a namespace is never deferred itself");
+}
+
+#[test]
+fn a_listing_namespace_describes_itself_by_its_tools() {
+    let few = Namespace::listing("toolbox", &three_tools());
+    assert_eq!(few.description, "Tools: alpha, beta, gamma.");
+    let many: Vec<ToolDefinition> = (0..12).map(|index| named(&format!("t{index}"))).collect();
+    assert_eq!(
+        Namespace::listing("toolbox", &many).description,
+        "Tools: t0, t1, t2, t3, t4, t5, t6, t7, t8, t9 and 2 more."
+    );
+}
+
+#[test]
+fn formats_without_the_fields_refuse_the_options() {
+    let defer = ExportOptions::new().deferring(Deferral::All);
+    let callers = ExportOptions::new().callable_from_code(["alpha"]);
+    let namespace = ExportOptions::new().in_namespace(Namespace::new("toolbox", "Helpers."));
+    let unsupported = |format: Format, options: &ExportOptions| match format.tools_with(&three_tools(), options) {
+        Err(ExportError::Unsupported { field, .. }) => field,
+        other => panic!("{format}: {other:?}"),
+    };
+    for format in [Format::OpenAiChat, Format::OpenAiChatStrict, Format::Gemini, Format::GeminiJsonSchema] {
+        assert_eq!(unsupported(format, &defer), "defer_loading");
+        assert_eq!(unsupported(format, &callers), "allowed_callers");
+        assert_eq!(unsupported(format, &namespace), "namespace");
+        let marked = named("alpha").to_format_marked(format, ToolMarks::NONE.with_deferred(true));
+        assert!(matches!(marked, Err(ExportError::Unsupported { .. })), "{format}");
+    }
+    for format in [Format::Anthropic, Format::AnthropicStrict, Format::Mcp, Format::McpStrict] {
+        assert_eq!(unsupported(format, &namespace), "namespace");
+    }
+    let error = unsupported_message(Format::OpenAiChat, &defer);
+    assert_eq!(
+        error,
+        "openai tools have no `defer_loading`: only the formats openai-responses, openai-responses-strict, \
+         anthropic, anthropic-strict, mcp, mcp-strict carry it. Export in one of those, or leave the option out"
+    );
+}
+
+fn unsupported_message(format: Format, options: &ExportOptions) -> String {
+    format.tools_with(&three_tools(), options).unwrap_err().to_string()
+}
+
+#[test]
+fn options_naming_tools_not_exported_or_a_bad_namespace_are_refused_with_what_to_do() {
+    let misspelt = ExportOptions::new().deferring(Deferral::Only(tool_names(&["alpha", "gama"])));
+    assert_eq!(
+        unsupported_message(Format::Anthropic, &misspelt),
+        "`defer_loading` names tool `gama`, which is not among the tools exported (did you mean `gamma`?): name \
+         exported tools only (see `toolcell list`)"
+    );
+    let unknown = ExportOptions::new().callable_from_code(["zzz"]);
+    let error = unsupported_message(Format::OpenAiResponses, &unknown);
+    assert!(
+        error.starts_with("`allowed_callers` names tool `zzz`, which is not among the tools exported: name"),
+        "{error}"
+    );
+    let namespace =
+        |name: &str, description: &str| ExportOptions::new().in_namespace(Namespace::new(name, description));
+    let error = unsupported_message(Format::OpenAiResponses, &namespace("beta", "Helpers."));
+    assert!(error.starts_with("namespace `beta` is named like one of its tools"), "{error}");
+    assert!(error.ends_with("e.g. `beta_tools`"), "{error}");
+    let error = unsupported_message(Format::OpenAiResponses, &namespace("tool box", "Helpers."));
+    assert!(error.starts_with("namespace `tool box` has a name the provider does not take (OpenAI takes"), "{error}");
+    let error = unsupported_message(Format::OpenAiResponses, &namespace("toolbox", "  "));
+    assert!(error.contains("empty description, which OpenAI requires"), "{error}");
+}
+
+#[test]
+fn a_tool_named_like_the_provider_tool_the_options_add_is_refused() {
+    let tools = [named("code_execution"), named("alpha")];
+    let callers = ExportOptions::new().callable_from_code(["alpha"]);
+    let error = Format::Anthropic.tools_with(&tools, &callers).unwrap_err();
+    assert_eq!(error, ExportError::NamedLikeProviderTool { name: "code_execution".into() });
+    assert!(error.to_string().contains("rename the tool, or leave the option out"), "{error}");
+    let deferring = ExportOptions::new().deferring(Deferral::All);
+    assert!(Format::Anthropic.tools_with(&tools, &deferring).is_ok(), "tool search has another name");
+    assert!(Format::OpenAiResponses.tools_with(&tools, &callers).is_ok(), "OpenAI's tools have no names");
+}
+
+fn output(call_id: &str) -> ToolOutput {
+    ToolOutput::success(
+        &crate::tool::io::ToolCall::new(call_id, "probe", json!({})),
+        "1".into(),
+        Usage::default(),
+        Diagnostics::default(),
+    )
+}
+
+#[test]
+fn a_program_callers_call_is_answered_with_its_caller_and_namespaced_calls_find_their_tool() {
+    let caller = json!({"type": "program", "caller_id": "prog_1"});
+    let message = json!({"output": [
+        {"type": "function_call", "call_id": "call_1", "name": "probe", "namespace": "toolbox", "arguments": "{}",
+         "caller": caller},
+        {"type": "function_call", "call_id": "call_2", "name": "probe", "namespace": "probe", "arguments": "{}"},
+        {"type": "function_call", "call_id": "call_3", "name": "probe", "arguments": "{}",
+         "caller": {"type": "direct"}}
+    ]});
+    let read = calls(Format::OpenAiResponses, message.clone());
+    assert_eq!(
+        read.iter().map(|(id, name, _)| (id.as_str(), name.as_str())).collect::<Vec<_>>(),
+        [("call_1", "probe"), ("call_2", "probe"), ("call_3", "probe")]
+    );
+    let answers = replies(Format::OpenAiResponses, &message, &[output("call_1"), output("call_2"), output("call_3")]);
+    assert_eq!(
+        answers[0],
+        json!({"type": "function_call_output", "call_id": "call_1", "output": "1", "caller": caller})
+    );
+    assert!(answers[1].get("caller").is_none(), "{}", answers[1]);
+    assert_eq!(answers[2]["caller"], json!({"type": "direct"}), "echoed whatever it is");
+    let chat = json!({"tool_calls": [{"id": "call_1", "function": {"name": "probe", "arguments": "{}"}}]});
+    assert_eq!(
+        replies(Format::OpenAiChat, &chat, &[output("call_1")]),
+        result_messages(Format::OpenAiChat, &[output("call_1")])
+    );
+}
+
+#[test]
+fn an_anthropic_call_from_code_execution_is_read_and_answered_as_any() {
+    let message = json!({"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "probe",
+        "input": {"text": "x"}, "caller": {"type": "code_execution_20250825", "tool_id": "srvtoolu_1"}}]});
+    assert_eq!(
+        calls(Format::Anthropic, message.clone()),
+        [("toolu_1".into(), "probe".into(), Arguments::Value(json!({"text": "x"})))]
+    );
+    assert_eq!(
+        replies(Format::Anthropic, &message, &[output("toolu_1")]),
+        result_messages(Format::Anthropic, &[output("toolu_1")])
+    );
+}

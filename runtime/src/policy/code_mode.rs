@@ -47,6 +47,15 @@ impl CodeModePolicy {
         self.program.as_deref().unwrap_or(DEFAULT_PROGRAM_TOOL)
     }
 
+    /// Whether a program may call `tool`: one `tools` lists, or without a list any tool but
+    /// the program tool.
+    pub fn may_call(&self, tool: &str) -> bool {
+        match &self.tools {
+            Some(allowed) => allowed.iter().any(|allowed| allowed == tool),
+            None => tool != self.program_tool(),
+        }
+    }
+
     /// `other`'s settings over these: what it sets wins.
     pub(crate) fn merge(&mut self, other: CodeModePolicy) {
         if other.program.is_some() {

@@ -50,6 +50,20 @@ async def test_tools_are_listed_in_order_with_both_schemas(connect, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
+async def test_tools_list_marks_deferred_tools_and_what_code_modes_programs_may_call(toolcell, mode):
+    server = toolcell.stdio("--code-mode", "also", "--defer-loading", "regex,files")
+    async with Client(server, mode=mode, read_timeout_seconds=READ_TIMEOUT_S) as client:
+        tools = (await client.list_tools()).tools
+    marks = {tool.name: tool.meta for tool in tools}
+    callers = ["direct", "programmatic"]
+    assert marks["regex"] == {"toolcell/deferLoading": True, "toolcell/allowedCallers": callers}
+    # Claude Code defers a server's tools by default: those not deferred say to keep them loaded.
+    assert marks["calculator"] == {"toolcell/allowedCallers": callers, "anthropic/alwaysLoad": True}
+    assert marks["python"] == {"anthropic/alwaysLoad": True}, "programs do not call the program tool"
+    assert marks["search"] == marks["execute"] == {"anthropic/alwaysLoad": True}
+
+
+@pytest.mark.parametrize("mode", MODES)
 async def test_a_call_returns_text_and_structured_content(connect, mode):
     async with connect(mode) as client:
         # The SDK also checks the structured content against the tool's output schema.

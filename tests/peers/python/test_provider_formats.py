@@ -5,6 +5,9 @@ with our reading of their docs.
 The OpenAI and Anthropic request types are TypedDicts: pydantic drops keys they do not know
 instead of refusing them, so `exact()` also fails when validation dropped a key. google-genai's
 types refuse unknown keys themselves (`$ref`, `additionalProperties`, `const`, ...).
+
+The request-level fields (`defer_loading`, an OpenAI namespace, `allowed_callers`) are checked
+the same way, on whole `tools` lists as the SDKs' request methods take them.
 """
 
 from __future__ import annotations
@@ -20,7 +23,13 @@ import pytest
 from google.genai import types as genai
 from openai.lib._pydantic import _ensure_strict_json_schema
 from openai.types.chat import ChatCompletionMessage, ChatCompletionToolMessageParam, ChatCompletionToolParam
-from openai.types.responses import FunctionToolParam, ResponseFunctionToolCall
+from openai.types.responses import (
+    FunctionToolParam,
+    NamespaceToolParam,
+    ResponseFunctionToolCall,
+    ToolParam as ResponsesToolParam,
+    ToolSearchToolParam,
+)
 from openai.types.responses.response_input_item_param import FunctionCallOutput
 from pydantic import TypeAdapter
 
@@ -289,3 +298,162 @@ def test_gemini_function_calls_get_function_responses(fmt):
     assert (first.id, first.name, first.response) == ("fc-1", "calculator", {"output": {"value": 42.0}})
     assert second.id is None, "a call without an id gets a response without one"
     assert "did you mean `expression`" in second.response["error"]
+
+
+# What `--defer-loading regex,files --allowed-callers` marks: programs call every tool but `python`.
+DEFERRED = ("regex", "files")
+
+
+def expected_callers(name: str, code_caller: str) -> list[str] | None:
+    return None if name == "python" else ["direct", code_caller]
+
+
+@pytest.mark.parametrize("fmt", ["openai-responses", "openai-responses-strict"])
+def test_openai_responses_exports_deferred_namespaced_code_callable_tools(fmt):
+    tools = toolcell(
+        "list", "--format", fmt, "--defer-loading", ",".join(DEFERRED), "--namespace", "toolcell", "--allowed-callers"
+    )
+    # The whole list as `client.responses.create(tools=...)` takes it.
+    assert exact(list[ResponsesToolParam], tools) == tools
+    namespace, search, programmatic = tools
+    assert exact(NamespaceToolParam, namespace) == namespace
+    assert namespace["name"] == "toolcell" and namespace["description"].startswith("Tools: calculator, datetime")
+    assert "defer_loading" not in namespace, "OpenAI defers a namespace's functions, not the namespace"
+    assert exact(ToolSearchToolParam, search) == search == {"type": "tool_search"}
+    assert programmatic == {"type": "programmatic_tool_calling"}
+    functions = namespace["tools"]
+    assert [function["name"] for function in functions] == TOOLS
+    for function in functions:
+        check_definition(fmt, function)
+        assert function.get("defer_loading", False) is (function["name"] in DEFERRED)
+        assert function.get("allowed_callers") == expected_callers(function["name"], "programmatic")
+    # `schema --format` with the per-tool flags prints the same function.
+    regex = toolcell("schema", "regex", "--format", fmt, "--defer-loading", "--allowed-callers")
+    assert regex == functions[TOOLS.index("regex")]
+
+
+def marking_flags(name: str) -> list[str]:
+    """`schema NAME`'s flags that mark it as the list's flags above do."""
+    return ["--defer-loading"] * (name in DEFERRED) + ["--allowed-callers"] * (name != "python")
+
+
+@pytest.mark.parametrize("fmt", ["anthropic", "anthropic-strict"])
+def test_anthropic_exports_deferred_and_code_callable_tools(fmt):
+    if fmt == "anthropic-strict":
+        # Over Anthropic's per-request limits as a whole list: one tool at a time.
+        tools = [toolcell("schema", name, "--format", fmt, *marking_flags(name)) for name in TOOLS]
+    else:
+        listed = toolcell("list", "--format", fmt, "--defer-loading", ",".join(DEFERRED), "--allowed-callers")
+        # The whole list as `client.messages.create(tools=...)` takes it.
+        assert exact(list[anthropic_types.ToolUnionParam], listed) == listed
+        tools, search, code_execution = listed[:-2], listed[-2], listed[-1]
+        assert search == {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}
+        assert code_execution == {"type": "code_execution_20250825", "name": "code_execution"}
+    assert [tool["name"] for tool in tools] == TOOLS
+    for tool in tools:
+        check_definition(fmt, tool)
+        assert tool.get("defer_loading", False) is (tool["name"] in DEFERRED)
+        assert tool.get("allowed_callers") == expected_callers(tool["name"], "code_execution_20250825")
+
+
+@pytest.mark.parametrize("fmt", ["mcp", "mcp-strict"])
+def test_mcp_exports_carry_the_marks_as_meta_the_sdk_keeps(fmt):
+    tools = toolcell("list", "--format", fmt, "--defer-loading", ",".join(DEFERRED), "--allowed-callers")
+    assert [tool["name"] for tool in tools] == TOOLS
+    for tool in tools:
+        check_definition(fmt, tool)
+        expected = {}
+        if tool["name"] in DEFERRED:
+            expected["toolcell/deferLoading"] = True
+        else:
+            # Claude Code defers a server's tools by default; this keeps the others loaded.
+            expected["anthropic/alwaysLoad"] = True
+        if tool["name"] != "python":
+            expected["toolcell/allowedCallers"] = ["direct", "programmatic"]
+        parsed = mcp.types.Tool.model_validate(tool)
+        assert parsed.meta == expected
+        assert parsed.model_dump(by_alias=True, exclude_none=True)["_meta"] == tool["_meta"]
+    # Without a mark, no `_meta`.
+    for tool in toolcell("list", "--format", fmt, "--allowed-callers"):
+        assert mcp.types.Tool.model_validate(tool).meta == (
+            None if tool["name"] == "python" else {"toolcell/allowedCallers": ["direct", "programmatic"]}
+        )
+
+
+@pytest.mark.parametrize(
+    ("fmt", "flags", "field"),
+    [
+        ("openai", ["--defer-loading"], "defer_loading"),
+        ("openai-strict", ["--allowed-callers"], "allowed_callers"),
+        ("openai", ["--namespace", "toolcell"], "namespace"),
+        ("gemini", ["--defer-loading", "regex"], "defer_loading"),
+        ("gemini-json-schema", ["--allowed-callers"], "allowed_callers"),
+        ("anthropic", ["--namespace", "toolcell"], "namespace"),
+    ],
+)
+def test_formats_without_a_field_refuse_it(fmt, flags, field):
+    done = subprocess.run(
+        [toolcell_bin(), "list", "--format", fmt, *flags], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 2
+    assert f"{fmt} tools have no `{field}`" in done.stderr
+
+
+def test_chat_completions_types_have_no_such_fields():
+    # Why Chat Completions refuses the options: its SDK type would drop the fields unseen.
+    tool = toolcell("schema", "regex", "--format", "openai")
+    for field, value in (("defer_loading", True), ("allowed_callers", ["direct", "programmatic"])):
+        marked = copy.deepcopy(tool)
+        marked["function"][field] = value
+        with pytest.raises(AssertionError, match=field):
+            exact(ChatCompletionToolParam, marked)
+        marked = {**tool, field: value}
+        with pytest.raises(AssertionError, match=field):
+            exact(ChatCompletionToolParam, marked)
+
+
+def test_a_programs_call_in_a_namespace_is_answered_with_its_caller():
+    caller = {"type": "program", "caller_id": "prog_1"}
+    calls = [
+        ResponseFunctionToolCall.model_validate(item).model_dump(exclude_none=True)
+        for item in (
+            {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "calculator", "namespace": "toolcell",
+             "arguments": json.dumps(GOOD_PLAIN), "caller": caller},
+            # A deferred top-level function may come back in a namespace named like itself.
+            {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "calculator",
+             "namespace": "calculator", "arguments": json.dumps(BAD), "caller": {"type": "direct"}},
+        )
+    ]
+    assert calls[0]["namespace"] == "toolcell" and calls[0]["caller"] == caller, "the SDK's own call shape"
+    replies = toolcell("respond", "--format", "openai-responses", stdin=json.dumps({"output": calls}))
+    for reply in replies:
+        assert exact(FunctionCallOutput, reply) == reply
+    assert [reply["call_id"] for reply in replies] == ["call_1", "call_2"]
+    assert replies[0]["caller"] == caller, "a program's call is answered to the program"
+    assert replies[1]["caller"] == {"type": "direct"}
+    assert_answers([reply["output"] for reply in replies], [False, True])
+
+
+def test_anthropic_tool_use_from_code_execution_is_answered_as_any():
+    caller = {"type": "code_execution_20250825", "tool_id": "srvtoolu_1"}
+    message = anthropic_types.Message.model_validate(
+        {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-test",
+            "stop_reason": "tool_use",
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+            "content": [
+                {"type": "tool_use", "id": "toolu_1", "name": "calculator", "input": GOOD_PLAIN, "caller": caller},
+                {"type": "tool_use", "id": "toolu_2", "name": "calculator", "input": BAD, "caller": caller},
+            ],
+        }
+    )
+    assert message.content[0].caller.type == "code_execution_20250825"
+    (reply,) = toolcell("respond", "--format", "anthropic", stdin=message.model_dump_json())
+    assert exact(anthropic_types.MessageParam, reply) == reply
+    for block in reply["content"]:
+        assert exact(anthropic_types.ToolResultBlockParam, block) == block
+    assert [block["tool_use_id"] for block in reply["content"]] == ["toolu_1", "toolu_2"]
+    assert_answers([block["content"] for block in reply["content"]], [block["is_error"] for block in reply["content"]])
