@@ -73,7 +73,9 @@ fn main() {
 
 /// A program making `calls` nested calls of `calculator`.
 fn program(calls: usize) -> String {
-    format!("total = 0\nfor i in range({calls}):\n    total += tools.calculator(expression=f'{{i}} * 2')['value']\ntotal")
+    format!(
+        "total = 0\nfor i in range({calls}):\n    total += tools.calculator(expression=f'{{i}} * 2')['value']\ntotal"
+    )
 }
 
 async fn execute(code_mode: &CodeMode, calls: usize) {

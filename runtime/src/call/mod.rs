@@ -55,6 +55,9 @@ pub(crate) struct Journaled<'a> {
     /// The directories it is granted, whatever its tool's are now: a replay's are the
     /// record's, written out.
     pub(crate) dirs: Option<&'a [OpenDir]>,
+    /// The embedding's interceptors around each call it makes (a tool set's code mode,
+    /// whose programs are journaled so that one can pause them).
+    pub(crate) interceptors: Option<&'a Interceptors>,
 }
 
 /// One version of the tools with the host that runs their calls: what a call runs on.
@@ -164,7 +167,8 @@ impl Runner {
             }
         };
         let from_outside = nesting.is_none();
-        let nested_calls = self.nested_calls(entry, &call, &limits, nesting, redactor);
+        let interceptors = journaled.and_then(|journaled| journaled.interceptors);
+        let nested_calls = self.nested_calls(entry, &call, &limits, nesting, interceptors, redactor);
         // The tool runs on exactly the arguments that were validated.
         let context =
             CallContext { call_id: call.id.clone(), host_context: Value::Object(call.context.clone()).to_string() };
@@ -237,20 +241,23 @@ impl Runner {
 
     /// What the call's guest may call through the `calls` import: the tools its policy
     /// names, within the budget of calls of the call tree it belongs to, redacted with the
-    /// call's `redactor` (its tool's secrets and its callers').
+    /// call's `redactor` (its tool's secrets and its callers'), each put first to the
+    /// embedding's `interceptors` if it has any.
     fn nested_calls(
         &self,
         entry: &ToolEntry,
         call: &ToolCall,
         limits: &Limits,
         nesting: Option<Nesting>,
+        interceptors: Option<&Interceptors>,
         redactor: &Redactor,
     ) -> NestedCalls {
         // A program code mode runs may call code mode's tools, not its tool's `call_tools`.
-        let (allowed, approve, interceptors) = match &call.program {
-            Some(program) => (program.may_call.clone(), program.must_approve.clone(), program.interceptors.clone()),
-            None => (entry.call_tools.clone(), Arc::from([]), Interceptors::default()),
+        let (allowed, approve) = match &call.program {
+            Some(program) => (program.may_call.clone(), program.must_approve.clone()),
+            None => (entry.call_tools.clone(), Arc::from([])),
         };
+        let interceptors = interceptors.cloned().unwrap_or_default();
         if allowed.is_empty() {
             return NestedCalls::NoneAllowed { tool: call.name.clone(), refused: 0, redactor: redactor.clone() };
         }

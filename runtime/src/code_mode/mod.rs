@@ -356,6 +356,8 @@ pub struct CodeMode {
     runtime: Runtime,
     /// What a program may call, and what of it waits for approval.
     grant: ProgramGrant,
+    /// The embedding's interceptors around each call a program makes (a tool set's).
+    interceptors: Interceptors,
 }
 
 impl Runtime {
@@ -381,8 +383,8 @@ impl Runtime {
         let may_call = tools.callable().iter().map(|tool| tool.name.clone()).collect();
         let must_approve =
             tools.callable().iter().filter(|tool| self.needs_approval(tool)).map(|tool| tool.name.clone()).collect();
-        let grant = ProgramGrant { may_call, must_approve, interceptors };
-        Ok(CodeMode { tools, runtime: self.clone(), grant })
+        let grant = ProgramGrant { may_call, must_approve };
+        Ok(CodeMode { tools, runtime: self.clone(), grant, interceptors })
     }
 
     /// Whether code mode's programs must have a person approve each call of `tool`: as the
@@ -474,11 +476,16 @@ impl CodeMode {
         call.name = self.tools.program().to_owned();
         call.program = Some(self.grant.clone());
         // Interceptors may defer a call too.
-        let may_pause = !self.grant.must_approve.is_empty() || !self.grant.interceptors.is_empty();
+        let may_pause = !self.grant.must_approve.is_empty() || !self.interceptors.is_empty();
         let journal = journal.or_else(|| may_pause.then(Journal::record));
         // What a pause seals besides what the run observed.
         let sealed = journal.as_ref().map(|_| (call.arguments.to_text(), call.context.clone()));
-        let journaled = journal.as_ref().map(|journal| Journaled { journal, limits: None, dirs: None });
+        let journaled = journal.as_ref().map(|journal| Journaled {
+            journal,
+            limits: None,
+            dirs: None,
+            interceptors: Some(&self.interceptors),
+        });
         let mut output = self.runtime.runner().run_in_span(call, cancel, None, journaled).await;
         EXECUTE.clone_into(&mut output.tool);
         if let (

@@ -198,7 +198,7 @@ impl Runtime {
         // As the call finds them: what it writes is its own business.
         let files = files::snapshot(&entry.access.dirs);
         let journal = Journal::record();
-        let journaled = Journaled { journal: &journal, limits: Some(&limits), dirs: None };
+        let journaled = Journaled { journal: &journal, limits: Some(&limits), dirs: None, interceptors: None };
         let output = runner.run_in_span(call, None, None, Some(journaled)).await;
         let record = journal.recorded().and_then(|observed| Ok((observed, files?))).map_err(RecordError::TooMuch);
         let record = record.map(|(observed, files)| Record {
@@ -247,7 +247,8 @@ impl Runtime {
         let started = Instant::now();
         // The recorded files, never the host's (none, when the call had no directory).
         let written = files::write_out(&record.files).map_err(ReplayError::Unreadable)?;
-        let journaled = Journaled { journal: &journal, limits: Some(&limits), dirs: Some(&written.dirs) };
+        let journaled =
+            Journaled { journal: &journal, limits: Some(&limits), dirs: Some(&written.dirs), interceptors: None };
         let output = runner.run_in_span(call, None, None, Some(journaled)).await;
         drop(written);
         tracing::debug!(tool = %record.tool, elapsed_us = started.elapsed().as_micros(), "replayed");

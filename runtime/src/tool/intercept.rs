@@ -95,12 +95,3 @@ impl std::fmt::Debug for Interceptors {
         write!(f, "{} interceptor(s)", self.0.len())
     }
 }
-
-/// The same interceptors (the same list), not merely alike ones.
-impl PartialEq for Interceptors {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl Eq for Interceptors {}

@@ -53,8 +53,6 @@ pub(crate) struct ProgramGrant {
     pub(crate) may_call: std::sync::Arc<[String]>,
     /// Those of them a person must approve each call of first.
     pub(crate) must_approve: std::sync::Arc<[String]>,
-    /// The embedding's interceptors around each call it makes (a tool set's).
-    pub(crate) interceptors: super::intercept::Interceptors,
 }
 
 /// The longest line of a tool's stdout handed to [`ToolCall::on_stdout_line`]; a longer one
