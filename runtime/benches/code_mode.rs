@@ -15,12 +15,12 @@ use toolcell_runtime::code_mode::{CodeMode, EXECUTE};
 use toolcell_runtime::policy::{CodeModePolicy, Grants};
 use toolcell_runtime::{Runtime, ToolCall};
 
-/// How many nested calls the measured program makes.
+/// How many nested calls the measured program makes (a smoke test makes 2).
 const NESTED: usize = 20;
 
 fn main() {
     let bench = std::env::args().any(|arg| arg == "--bench");
-    let runs = if bench { 40 } else { 2 };
+    let (runs, nested) = if bench { (40, NESTED) } else { (1, 2) };
     if !bench {
         println!("smoke test (figures are meaningless): run `cargo bench -p toolcell-runtime --bench code_mode`");
     }
@@ -47,19 +47,19 @@ fn main() {
         report("calculator, called directly", direct);
         let none = median(runs, || execute(&code_mode, 0)).await;
         report("execute, a program making no nested call", none);
-        let some = median(runs, || execute(&code_mode, NESTED)).await;
-        report(&format!("execute, a program making {NESTED} calculator calls"), some);
-        let per_call = some.saturating_sub(none) / u32::try_from(NESTED).unwrap_or(1);
+        let some = median(runs, || execute(&code_mode, nested)).await;
+        report(&format!("execute, a program making {nested} calculator calls"), some);
+        let per_call = some.saturating_sub(none) / u32::try_from(nested).unwrap_or(1);
         report("  each nested call (difference / calls)", per_call);
         report("  of which beyond a direct calculator call", per_call.saturating_sub(direct));
 
-        let program = program(NESTED);
+        let program = program(nested);
         let recorded = median(runs, || async {
             let (output, record) = runtime.call_recorded(ToolCall::new("r", "python", json!({"code": program}))).await;
             assert!(!output.is_error && record.is_ok(), "{}", output.content);
         })
         .await;
-        report(&format!("python with {NESTED} nested calls, recorded"), recorded);
+        report(&format!("python with {nested} nested calls, recorded"), recorded);
         let (_, record) = runtime.call_recorded(ToolCall::new("r", "python", json!({"code": program}))).await;
         let record = record.expect("recorded");
         let replayed = median(runs, || async {
@@ -67,7 +67,7 @@ fn main() {
             assert!(replayed.same_fuel, "{:?}", replayed.output);
         })
         .await;
-        report(&format!("  replayed from its record ({NESTED} answers, no tool run)"), replayed);
+        report(&format!("  replayed from its record ({nested} answers, no tool run)"), replayed);
     });
 }
 

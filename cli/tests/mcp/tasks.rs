@@ -286,3 +286,21 @@ async fn hostile_task_requests_get_short_errors_that_say_what_to_do() {
     let found = client.call("search", json!({"query": "greet"})).await;
     assert_eq!(found["result"]["resultType"], "complete", "{found}");
 }
+
+#[tokio::test]
+async fn a_protocol_error_inside_a_task_ends_it_failed() {
+    let dir = tools("failed", "[tools.counter]\napprove = true\n");
+    let server = serve(&dir, &["--code-mode", "also"]).await;
+    let client = Client::with_tasks(&server);
+    // A retry of a paused program whose token was forged: as a task, its refusal is the
+    // task's error, not a result.
+    let approval = json!({"approval": {"action": "accept", "content": {"approve": true}}});
+    let forged = json!({"name": "execute", "arguments": {"code": "tools.counter()"}, "requestState": "forged.token",
+        "inputResponses": approval});
+    let task = task_id(&client.request("tools/call", forged).await);
+    let failed = client.until(&task, "failed", Duration::from_secs(30)).await;
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(failed["error"]["code"], -32602, "{failed}");
+    assert!(failed.get("result").is_none(), "{failed}");
+    assert!(failed["statusMessage"].as_str().is_some_and(|message| !message.is_empty()), "{failed}");
+}
