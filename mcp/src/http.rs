@@ -374,9 +374,11 @@ async fn require_token(State(token): State<Option<Arc<str>>>, request: Request, 
                  with --token or TOOLCELL_TOKEN)"
             };
             let mut response = (StatusCode::UNAUTHORIZED, axum::Json(json!({ "error": message }))).into_response();
-            response
-                .headers_mut()
-                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static(r#"Bearer realm="toolcell""#));
+            let headers = response.headers_mut();
+            headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static(r#"Bearer realm="toolcell""#));
+            // The body of a request without the token is never read, so the connection cannot
+            // carry another request: say so, or a client reusing it races the close.
+            headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
             response
         }
     }

@@ -213,6 +213,7 @@ async fn with_a_token_requests_without_it_get_401_and_with_it_are_served() {
         let response = post(token).await.unwrap();
         assert_eq!(response.status(), 401, "{token:?}");
         assert_eq!(response.headers()["www-authenticate"], r#"Bearer realm="toolcell""#);
+        assert_eq!(response.headers()["connection"], "close", "its body unread, the connection ends");
     }
     assert_eq!(post(Some(TOKEN)).await.unwrap().status(), 200);
     // Health probes need no token.

@@ -127,6 +127,8 @@ async def test_without_the_token_http_requests_get_401_saying_what_to_send(token
         )
     assert response.status_code == 401
     assert response.headers["www-authenticate"].startswith("Bearer")
+    # Its body unread, the connection ends: the client sends the next request on a new one.
+    assert response.headers["connection"] == "close"
     assert "Authorization: Bearer" in response.json()["error"]
     assert wrong.status_code == 401
 
