@@ -1,0 +1,202 @@
+//! `toolcell.Tools`: what `Runtime`, `ToolSet` and `CodeMode` have in common, as one base
+//! class. Its definitions in every provider format, calls (awaited or blocking) and answers
+//! to a model's message. The framework adapters take any `Tools`.
+
+use futures::future::join_all;
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+use serde_json::Value;
+use toolcell_runtime::code_mode::CodeMode;
+use toolcell_runtime::formats::{replies, tool_calls};
+use toolcell_runtime::{Format, Runtime, ToolCall, ToolDefinition, ToolOutput, ToolSet};
+
+use crate::output::PyToolOutput;
+use crate::wait::ToPython;
+use crate::{convert, errors, wait};
+
+/// Where a `Tools` object's tools come from.
+#[derive(Clone)]
+pub(crate) enum Source {
+    Runtime(Runtime),
+    Set(ToolSet),
+    CodeMode(CodeMode),
+}
+
+impl Source {
+    fn definitions(&self) -> Vec<&ToolDefinition> {
+        match self {
+            Self::Runtime(runtime) => runtime.definitions().collect(),
+            Self::Set(set) => set.definitions().collect(),
+            Self::CodeMode(code_mode) => code_mode.tools().definitions().iter().collect(),
+        }
+    }
+
+    fn definition(&self, name: &str) -> Option<&ToolDefinition> {
+        match self {
+            Self::Runtime(runtime) => runtime.definition(name),
+            Self::Set(set) => set.definition(name),
+            Self::CodeMode(code_mode) => code_mode.tools().definitions().iter().find(|tool| tool.name == name),
+        }
+    }
+
+    pub(crate) async fn call(&self, call: ToolCall) -> ToolOutput {
+        match self {
+            Self::Runtime(runtime) => runtime.call(call).await,
+            Self::Set(set) => set.call(call).await,
+            Self::CodeMode(code_mode) => code_mode.call(call).await,
+        }
+    }
+
+    /// The answers to the calls in a model's message, made at once. (In this task, not one
+    /// task per call: a Python interceptor finds the caller's event loop from here.)
+    async fn respond(
+        &self,
+        format: Format,
+        message: Value,
+    ) -> Result<Vec<Value>, toolcell_runtime::formats::MessageError> {
+        let calls = tool_calls(format, &message, |name| self.definition(name))?;
+        let outputs = join_all(calls.into_iter().map(|call| self.call(call))).await;
+        Ok(replies(format, &message, &outputs))
+    }
+}
+
+/// Tools a model can call: their definitions in every provider format, and calls. The base
+/// of `Runtime`, `ToolSet` and `CodeMode`.
+#[pyclass(name = "Tools", module = "toolcell", subclass, frozen)]
+pub(crate) struct Tools {
+    pub(crate) source: Source,
+}
+
+#[pymethods]
+impl Tools {
+    /// The tools' names, in name order.
+    #[getter]
+    fn names(&self) -> Vec<String> {
+        self.source.definitions().into_iter().map(|tool| tool.name.clone()).collect()
+    }
+
+    /// The definitions: toolcell's own (name, description, version, parameters, ...) when
+    /// `format` is None, else in that provider format (`openai`, `openai-strict`,
+    /// `anthropic`, `gemini`, `mcp`, ...; `toolcell.formats()` lists them).
+    #[pyo3(signature = (format = None))]
+    fn definitions<'py>(&self, py: Python<'py>, format: Option<&str>) -> PyResult<Bound<'py, PyAny>> {
+        let definitions = self.source.definitions();
+        let value = match format {
+            None => serde_json::to_value(&definitions).map_err(|err| errors::FormatError::new_err(err.to_string()))?,
+            Some(name) => convert::format(name)?.tools(definitions).map_err(errors::format_error)?,
+        };
+        convert::to_python(py, &value)
+    }
+
+    /// One tool's definition in `format` (toolcell's own when None), or None when no tool has
+    /// that name.
+    #[pyo3(signature = (name, format = None))]
+    fn definition<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        format: Option<&str>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(definition) = self.source.definition(name) else { return Ok(None) };
+        let value = match format {
+            None => serde_json::to_value(definition).map_err(|err| errors::FormatError::new_err(err.to_string()))?,
+            Some(format) => definition.to_format(convert::format(format)?).map_err(errors::format_error)?,
+        };
+        convert::to_python(py, &value).map(Some)
+    }
+
+    /// Calls a tool; awaitable. Never raises for a failed call: the output says what went
+    /// wrong, for the model. Cancelling the awaiting task stops the sandbox.
+    #[pyo3(signature = (name, arguments = None, *, id = None, context = None, limits = None))]
+    fn call<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+        arguments: Option<&Bound<'py, PyAny>>,
+        id: Option<String>,
+        context: Option<&Bound<'py, PyAny>>,
+        limits: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let call = convert::call(name, arguments, id, context, limits)?;
+        let source = self.source.clone();
+        wait::awaitable(py, async move {
+            let output = source.call(call).await;
+            Ok(Box::new(move |py: Python<'_>| Ok(Py::new(py, PyToolOutput::new(py, output)?)?.into_any())) as ToPython)
+        })
+    }
+
+    /// Calls a tool and waits for its output, with the GIL released meanwhile (other threads'
+    /// calls run in parallel). Ctrl-C stops the sandbox.
+    #[pyo3(signature = (name, arguments = None, *, id = None, context = None, limits = None))]
+    fn call_sync(
+        &self,
+        py: Python<'_>,
+        name: String,
+        arguments: Option<&Bound<'_, PyAny>>,
+        id: Option<String>,
+        context: Option<&Bound<'_, PyAny>>,
+        limits: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyToolOutput> {
+        let call = convert::call(name, arguments, id, context, limits)?;
+        let source = self.source.clone();
+        let output = wait::block_on(py, async move { source.call(call).await })?;
+        PyToolOutput::new(py, output)
+    }
+
+    /// The messages that answer every tool call in a model's `message` (a response in
+    /// `format`'s shape), the calls made at once; awaitable.
+    fn respond<'py>(&self, py: Python<'py>, format: &str, message: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let format = convert::format(format)?;
+        let message = convert::to_json(message, "message")?;
+        let source = self.source.clone();
+        wait::awaitable(py, async move {
+            let replies = source.respond(format, message).await.map_err(errors::message_error)?;
+            Ok(Box::new(move |py: Python<'_>| Ok(to_list(py, &replies)?.into_any())) as ToPython)
+        })
+    }
+
+    /// As `respond`, waiting for the answers.
+    fn respond_sync<'py>(&self, py: Python<'py>, format: &str, message: &Bound<'py, PyAny>) -> PyResult<Py<PyList>> {
+        let format = convert::format(format)?;
+        let message = convert::to_json(message, "message")?;
+        let source = self.source.clone();
+        let replies = wait::block_on(py, async move { source.respond(format, message).await })?;
+        to_list(py, &replies.map_err(errors::message_error)?)
+    }
+
+    fn __len__(&self) -> usize {
+        self.source.definitions().len()
+    }
+
+    fn __contains__(&self, name: &str) -> bool {
+        self.source.definition(name).is_some()
+    }
+}
+
+fn to_list(py: Python<'_>, values: &[Value]) -> PyResult<Py<PyList>> {
+    let items = values.iter().map(|value| convert::to_python(py, value)).collect::<PyResult<Vec<_>>>()?;
+    Ok(PyList::new(py, items)?.unbind())
+}
+
+/// Code mode: the model writes one Python program that calls the tools (`tools.*`), run by
+/// the `python` tool under one budget. Two tools, `search` and `execute`.
+#[pyclass(name = "CodeMode", module = "toolcell", extends = Tools, frozen)]
+pub(crate) struct PyCodeMode;
+
+impl PyCodeMode {
+    pub(crate) fn new(code_mode: CodeMode) -> PyClassInitializer<Self> {
+        PyClassInitializer::from(Tools { source: Source::CodeMode(code_mode) }).add_subclass(Self)
+    }
+}
+
+#[pymethods]
+impl PyCodeMode {
+    /// The tools a program may call, as `tools.<name>(...)`.
+    #[getter]
+    fn callable(self_: PyRef<'_, Self>) -> Vec<String> {
+        match &self_.as_super().source {
+            Source::CodeMode(code_mode) => code_mode.tools().callable().iter().map(|tool| tool.name.clone()).collect(),
+            _ => Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,52 @@
+"""Fixtures for the tests of the installed `toolcell` wheel (not the source tree: these tests
+run against what `pip install` put in the venv)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+import toolcell
+
+ROOT = Path(__file__).resolve().parents[3]
+# The test guests `cargo test --workspace` builds (tests/guests/examples), as components.
+GUESTS = ROOT / "target" / "wasm-guests" / "wasm32-wasip2" / "release" / "examples"
+
+
+def guest(name: str) -> Path:
+    path = GUESTS / f"{name}.wasm"
+    if not path.is_file():
+        raise FileNotFoundError(f"no test guest {path}: run `cargo test --workspace --no-run` first, which builds them")
+    return path
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _package_is_the_installed_wheel() -> None:
+    # Tests of a source tree would prove nothing about the wheel.
+    assert "site-packages" in toolcell.__file__, toolcell.__file__
+    assert os.environ.get("TOOLCELL_CACHE_DIR"), "set TOOLCELL_CACHE_DIR (a warm compile cache) for these tests"
+
+
+@pytest.fixture(scope="session")
+def runtime() -> toolcell.Runtime:
+    """The standard tools."""
+    return toolcell.Runtime()
+
+
+@pytest.fixture(scope="session")
+def guests_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tools folder with the test guests `echo` (echoes its arguments and host context) and
+    `sleeper` (blocks a minute in a host call)."""
+    folder = tmp_path_factory.mktemp("tools")
+    for name in ("echo", "sleeper"):
+        shutil.copy(guest(name), folder / f"{name}.wasm")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def guests(guests_dir: Path) -> toolcell.Runtime:
+    """The test guests and the standard tools, code mode on."""
+    return toolcell.Runtime(guests_dir, code_mode=True)
