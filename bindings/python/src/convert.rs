@@ -3,17 +3,78 @@
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Value};
 use toolcell_runtime::{Arguments, Format, LimitOverrides, ToolCall};
 
 use crate::errors;
 
-/// A JSON value from a Python one (dict, list, str, int, float, bool, None).
+/// The deepest nesting taken from Python: serde_json's limit for JSON text, which the runtime
+/// parses arguments with. Converting walks Python objects recursively, so the bound is also
+/// what keeps a deep or self-containing dict from overflowing the stack.
+pub(crate) const MAX_DEPTH: usize = 128;
+
+/// Why a Python value is not JSON data.
+pub(crate) enum NotJson {
+    /// Nested deeper than [`MAX_DEPTH`] (or containing itself).
+    TooDeep,
+    /// Something JSON has no form for.
+    Other(PyErr),
+}
+
+/// A JSON value from a Python one (dict, list, tuple, str, int, float, bool, None).
 pub(crate) fn to_json(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Value> {
-    pythonize::depythonize(value).map_err(|err| {
-        PyTypeError::new_err(format!("{what} must be JSON data (dict, list, str, number, bool, None): {err}"))
+    json_within(value, MAX_DEPTH).map_err(|err| match err {
+        NotJson::TooDeep => PyValueError::new_err(format!(
+            "{what} nests deeper than {MAX_DEPTH} levels (or contains itself): JSON data that deep is not taken"
+        )),
+        NotJson::Other(err) => {
+            PyTypeError::new_err(format!("{what} must be JSON data (dict, list, str, number, bool, None): {err}"))
+        }
     })
+}
+
+/// [`to_json`], at most `depth` levels deep.
+pub(crate) fn json_within(value: &Bound<'_, PyAny>, depth: usize) -> Result<Value, NotJson> {
+    let other = |message: String| NotJson::Other(PyTypeError::new_err(message));
+    if value.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(flag) = value.cast::<PyBool>() {
+        return Ok(Value::Bool(flag.is_true()));
+    }
+    if let Ok(text) = value.cast::<PyString>() {
+        return Ok(Value::String(text.to_str().map_err(NotJson::Other)?.to_owned()));
+    }
+    if value.is_instance_of::<PyInt>() {
+        if let Ok(n) = value.extract::<i64>() {
+            return Ok(Value::from(n));
+        }
+        return value.extract::<u64>().map(Value::from).map_err(|_| other(format!("the integer {value} is too large")));
+    }
+    if let Ok(float) = value.cast::<PyFloat>() {
+        return serde_json::Number::from_f64(float.value())
+            .map(Value::Number)
+            .ok_or_else(|| other(format!("{value} is not a JSON number")));
+    }
+    let Some(inner) = depth.checked_sub(1) else { return Err(NotJson::TooDeep) };
+    if let Ok(dict) = value.cast::<PyDict>() {
+        let mut map = Map::new();
+        for (key, item) in dict.iter() {
+            let key = key.cast::<PyString>().map_err(|_| other(format!("a dict key must be a str, not {key:?}")))?;
+            map.insert(key.to_str().map_err(NotJson::Other)?.to_owned(), json_within(&item, inner)?);
+        }
+        return Ok(Value::Object(map));
+    }
+    if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+        let items = value.try_iter().map_err(NotJson::Other)?;
+        return items
+            .map(|item| json_within(&item.map_err(NotJson::Other)?, inner))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::Array);
+    }
+    let kind = value.get_type().name().map(|name| name.to_string()).unwrap_or_default();
+    Err(other(format!("a {kind} is not JSON data")))
 }
 
 /// A Python value from a JSON one.
@@ -22,11 +83,22 @@ pub(crate) fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'
 }
 
 /// A call's arguments: a dict as a value, a str as the JSON text a provider sent.
+///
+/// They are the model's, so a problem with them is the model's to fix, in the call's output,
+/// never an exception: arguments nested too deeply (or containing themselves) go to the runtime
+/// as JSON text just as deep, which it refuses (`malformed_arguments`) as it refuses such text
+/// from a provider.
 pub(crate) fn arguments(value: Option<&Bound<'_, PyAny>>) -> PyResult<Arguments> {
     match value {
         None => Ok(Arguments::Value(Value::Object(Map::new()))),
         Some(text) if text.is_instance_of::<PyString>() => Ok(Arguments::Json(text.extract()?)),
-        Some(value) => Ok(Arguments::Value(to_json(value, "arguments")?)),
+        Some(value) => match json_within(value, MAX_DEPTH) {
+            Ok(value) => Ok(Arguments::Value(value)),
+            Err(NotJson::TooDeep) => Ok(Arguments::Json("[".repeat(MAX_DEPTH + 1))),
+            Err(NotJson::Other(err)) => Err(PyTypeError::new_err(format!(
+                "arguments must be JSON data (dict, list, str, number, bool, None) or JSON text: {err}"
+            ))),
+        },
     }
 }
 

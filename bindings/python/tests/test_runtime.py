@@ -197,3 +197,47 @@ def test_ctrl_c_stops_a_blocking_call(guests_dir: Path) -> None:
     child.send_signal(signal.SIGINT)
     out, _ = child.communicate(timeout=30)
     assert (child.returncode, out.strip()) == (3, "interrupted 0")
+
+
+# --- attacks: what a model, a framework or the host's code can hand the binding ---------------
+
+
+def nested(depth: int) -> dict[str, object]:
+    root: dict[str, object] = {}
+    level = root
+    for _ in range(depth):
+        level["a"] = {}
+        level = level["a"]  # type: ignore[assignment]
+    return root
+
+
+def test_arguments_nested_without_end_are_the_models_error_not_a_crash(runtime: toolcell.Runtime) -> None:
+    """A 200,000-deep dict (it crashed the interpreter with a stack overflow before the bound)
+    and a dict containing itself are refused as the runtime refuses JSON text that deep."""
+    cyclic: dict[str, object] = {}
+    cyclic["a"] = cyclic
+    for arguments in (nested(200_000), cyclic, [nested(500)]):
+        out = runtime.call_sync("calculator", arguments)
+        assert out.error_kind == "malformed_arguments" and "recursion limit exceeded" in out.content
+    # 100 levels are taken, and checked against the schema as usual.
+    assert runtime.call_sync("calculator", nested(100)).error_kind == "invalid_arguments"
+
+
+def test_host_values_nested_without_end_are_an_exception(runtime: toolcell.Runtime) -> None:
+    cyclic: dict[str, object] = {}
+    cyclic["a"] = cyclic
+    with pytest.raises(ValueError, match="nests deeper than 128 levels"):
+        runtime.call_sync("calculator", {"expression": "1"}, context=cyclic)
+    with pytest.raises(ValueError, match="nests deeper than 128 levels"):
+        runtime.respond_sync("openai", nested(10_000))
+
+
+def test_what_json_cannot_hold_is_refused_saying_what(runtime: toolcell.Runtime) -> None:
+    with pytest.raises(TypeError, match="a set is not JSON data"):
+        runtime.call_sync("calculator", {"expression": {1, 2}})
+    with pytest.raises(TypeError, match="a dict key must be a str"):
+        runtime.call_sync("calculator", {1: "x"})
+    with pytest.raises(TypeError, match="nan is not a JSON number"):
+        runtime.call_sync("calculator", {"expression": "x", "variables": {"x": float("nan")}})
+    with pytest.raises(TypeError, match="too large"):
+        runtime.call_sync("calculator", {"expression": "x", "variables": {"x": 2**70}})
