@@ -27,6 +27,11 @@ tokio::task_local! {
     static EVENT_LOOP: Arc<TaskLocals>;
 }
 
+/// The event loop of the `await` the current task serves, if any.
+pub(crate) fn event_loop() -> Option<Arc<TaskLocals>> {
+    EVENT_LOOP.try_with(Arc::clone).ok()
+}
+
 /// `future`, knowing the event loop it was awaited from.
 pub(crate) fn on_loop<F: Future>(event_loop: Arc<TaskLocals>, future: F) -> impl Future<Output = F::Output> {
     EVENT_LOOP.scope(event_loop, future)
@@ -106,7 +111,7 @@ impl Interceptor for PyInterceptor {
             return Box::pin(async move { Verdict::Run(call) });
         };
         Box::pin(async move {
-            let event_loop = EVENT_LOOP.try_with(Arc::clone).ok();
+            let event_loop = event_loop();
             let argument = call_dict(&call);
             match run_python(before, event_loop, move |py| {
                 Ok(PyTuple::new(py, [convert::to_python(py, &argument)?])?.unbind())
@@ -129,7 +134,7 @@ impl Interceptor for PyInterceptor {
         let argument = call_dict(call);
         let output = output.clone();
         Box::pin(async move {
-            let event_loop = EVENT_LOOP.try_with(Arc::clone).ok();
+            let event_loop = event_loop();
             let arguments = move |py: Python<'_>| -> PyResult<Py<PyTuple>> {
                 let output = Bound::new(py, PyToolOutput::new(py, output)?)?.into_any();
                 Ok(PyTuple::new(py, [convert::to_python(py, &argument)?, output])?.unbind())

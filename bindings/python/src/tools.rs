@@ -2,17 +2,16 @@
 //! class. Its definitions in every provider format, calls (awaited or blocking) and answers
 //! to a model's message. The framework adapters take any `Tools`.
 
-use futures::future::join_all;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use serde_json::Value;
 use toolcell_runtime::code_mode::CodeMode;
 use toolcell_runtime::formats::{replies, tool_calls};
-use toolcell_runtime::{Format, Runtime, ToolCall, ToolDefinition, ToolOutput, ToolSet};
+use toolcell_runtime::{CallError, Format, Runtime, ToolCall, ToolDefinition, ToolOutput, ToolSet};
 
 use crate::output::PyToolOutput;
 use crate::wait::ToPython;
-use crate::{convert, errors, wait};
+use crate::{convert, errors, intercept, wait};
 
 /// Where a `Tools` object's tools come from.
 #[derive(Clone)]
@@ -47,17 +46,57 @@ impl Source {
         }
     }
 
-    /// The answers to the calls in a model's message, made at once. (In this task, not one
-    /// task per call: a Python interceptor finds the caller's event loop from here.)
+    /// The answers to the calls in a model's message, made at once, each on a task of its own
+    /// (so they run on every core), with the event loop of the `await` that asked, for Python
+    /// interceptors. Dropping the answer's future stops every call.
     async fn respond(
         &self,
         format: Format,
         message: Value,
     ) -> Result<Vec<Value>, toolcell_runtime::formats::MessageError> {
         let calls = tool_calls(format, &message, |name| self.definition(name))?;
-        let outputs = join_all(calls.into_iter().map(|call| self.call(call))).await;
+        let event_loop = intercept::event_loop();
+        let tasks: Vec<AbortOnDrop> = calls
+            .into_iter()
+            .map(|call| {
+                let (source, fallback) = (self.clone(), ToolCall::new(call.id.clone(), call.name.clone(), Value::Null));
+                let run = async move { source.call(call).await };
+                let task = match event_loop.clone() {
+                    Some(event_loop) => tokio::spawn(intercept::on_loop(event_loop, run)),
+                    None => tokio::spawn(run),
+                };
+                AbortOnDrop { task, fallback }
+            })
+            .collect();
+        let mut outputs = Vec::with_capacity(tasks.len());
+        for mut task in tasks {
+            let output = (&mut task.task).await;
+            outputs.push(output.unwrap_or_else(|err| lost(&task.fallback, &err)));
+        }
         Ok(replies(format, &message, &outputs))
     }
+}
+
+/// A call's task, stopped (and its sandbox with it) when the answer it is part of is dropped.
+struct AbortOnDrop {
+    task: tokio::task::JoinHandle<ToolOutput>,
+    /// The call, for an output if its task panicked.
+    fallback: ToolCall,
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// The output of a call whose task ended abnormally: the runtime's answer is never lost
+/// silently; the model reads that the host failed.
+fn lost(call: &ToolCall, err: &tokio::task::JoinError) -> ToolOutput {
+    let error = CallError::Internal { message: "the call's task ended abnormally".to_owned() };
+    let mut output = ToolOutput::from_error(call, error);
+    output.diagnostics.detail = Some(err.to_string());
+    output
 }
 
 /// Tools a model can call: their definitions in every provider format, and calls. The base

@@ -172,3 +172,36 @@ async def test_interceptors_see_code_modes_nested_calls(guests: toolcell.Runtime
 def test_code_mode_off_is_an_exception_saying_how_to_turn_it_on(runtime: toolcell.Runtime) -> None:
     with pytest.raises(toolcell.CodeModeError, match=r"toolcell.Runtime\(code_mode=True\)"):
         toolcell.code_mode(runtime)
+
+
+async def test_respond_runs_each_call_with_the_async_interceptors_of_its_loop(runtime: toolcell.Runtime) -> None:
+    loop = asyncio.get_running_loop()
+    ran_on: list[Any] = []
+
+    async def record(call: dict[str, Any]) -> None:
+        ran_on.append(asyncio.get_running_loop())
+
+    message = {"role": "assistant", "tool_calls": [
+        {"id": f"c{i}", "type": "function", "function": {"name": "calculator", "arguments": f'{{"expression": "{i}"}}'}}
+        for i in range(4)
+    ]}
+    replies = await runtime.tool_set(interceptors=[record]).respond("openai", message)
+    assert [reply["content"] for reply in replies] == [f'{{"value":{i}.0}}' for i in range(4)]
+    assert ran_on == [loop] * 4
+
+
+async def test_cancelling_respond_stops_every_call(guests: toolcell.Runtime) -> None:
+    message = {"role": "assistant", "tool_calls": [
+        {"id": f"c{i}", "type": "function", "function": {"name": "sleeper", "arguments": "{}"}} for i in range(2)
+    ]}
+    task = asyncio.ensure_future(guests.tool_set(limits={"timeout_ms": 60_000}).respond("openai", message))
+    while guests.calls_in_flight < 2:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    for _ in range(500):
+        if guests.calls_in_flight == 0:
+            break
+        await asyncio.sleep(0.01)
+    assert guests.calls_in_flight == 0

@@ -232,6 +232,13 @@ impl ToolOutput {
         }
     }
 
+    /// The output of `call` failing with `error`, as the runtime reports its own failures: for
+    /// an embedding that must answer a call it could not run (its task lost), so that no call
+    /// goes unanswered.
+    pub fn from_error(call: &ToolCall, error: CallError) -> Self {
+        Self::failure(call, error, Usage::default(), Diagnostics::default())
+    }
+
     pub(crate) fn failure(call: &ToolCall, error: CallError, usage: Usage, diagnostics: Diagnostics) -> Self {
         Self {
             call_id: call.id.clone(),
