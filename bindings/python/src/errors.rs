@@ -24,6 +24,12 @@ create_exception!(toolcell, MessageError, ToolcellError, "A model's message that
 create_exception!(toolcell, ToolSetError, ToolcellError, "A tool set that names tools the runtime has not loaded.");
 create_exception!(
     toolcell,
+    ResumeError,
+    ToolcellError,
+    "A paused program could not resume: its token is not authentic, expired or used, or the run diverged."
+);
+create_exception!(
+    toolcell,
     CodeModeError,
     ToolcellError,
     "Code mode is off, or the tool that runs its programs is not loaded."
@@ -38,6 +44,7 @@ pub(crate) fn add(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("MessageError", py.get_type::<MessageError>())?;
     module.add("ToolSetError", py.get_type::<ToolSetError>())?;
     module.add("CodeModeError", py.get_type::<CodeModeError>())?;
+    module.add("ResumeError", py.get_type::<ResumeError>())?;
     Ok(())
 }
 
@@ -68,4 +75,8 @@ pub(crate) fn code_mode_error(err: code_mode::CodeModeError) -> PyErr {
         ),
         err => CodeModeError::new_err(err.to_string()),
     }
+}
+
+pub(crate) fn resume_error(err: code_mode::ResumeError) -> PyErr {
+    ResumeError::new_err(err.to_string())
 }

@@ -5,7 +5,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use serde_json::Value;
-use toolcell_runtime::code_mode::CodeMode;
+use toolcell_runtime::code_mode::{CodeMode, Decision};
 use toolcell_runtime::formats::{replies, tool_calls};
 use toolcell_runtime::{CallError, Format, Runtime, ToolCall, ToolDefinition, ToolOutput, ToolSet};
 
@@ -220,11 +220,13 @@ fn to_list(py: Python<'_>, values: &[Value]) -> PyResult<Py<PyList>> {
 /// Code mode: the model writes one Python program that calls the tools (`tools.*`), run by
 /// the `python` tool under one budget. Two tools, `search` and `execute`.
 #[pyclass(name = "CodeMode", module = "toolcell", extends = Tools, frozen)]
-pub(crate) struct PyCodeMode;
+pub(crate) struct PyCodeMode {
+    code_mode: CodeMode,
+}
 
 impl PyCodeMode {
     pub(crate) fn new(code_mode: CodeMode) -> PyClassInitializer<Self> {
-        PyClassInitializer::from(Tools { source: Source::CodeMode(code_mode) }).add_subclass(Self)
+        PyClassInitializer::from(Tools { source: Source::CodeMode(code_mode.clone()) }).add_subclass(Self { code_mode })
     }
 }
 
@@ -232,10 +234,57 @@ impl PyCodeMode {
 impl PyCodeMode {
     /// The tools a program may call, as `tools.<name>(...)`.
     #[getter]
-    fn callable(self_: PyRef<'_, Self>) -> Vec<String> {
-        match &self_.as_super().source {
-            Source::CodeMode(code_mode) => code_mode.tools().callable().iter().map(|tool| tool.name.clone()).collect(),
-            _ => Vec::new(),
-        }
+    fn callable(&self) -> Vec<String> {
+        self.code_mode.tools().callable().iter().map(|tool| tool.name.clone()).collect()
     }
+
+    /// The tools whose every call a person must approve first (the policy's `approve`).
+    #[getter]
+    fn must_approve(&self) -> Vec<String> {
+        self.code_mode.must_approve().to_vec()
+    }
+
+    /// Resumes a program that paused for approval (an `approval_required` output: its
+    /// `error["resume_token"]`) with a person's decision; awaitable. The program runs again to
+    /// the pause from what the token recorded, then the call runs (`approved`) or is answered
+    /// `denied`, and the rest runs live; it may pause again. Raises ResumeError for a token
+    /// that is not authentic, expired or used, or a run that diverged.
+    fn resume<'py>(
+        &self,
+        py: Python<'py>,
+        call_id: String,
+        resume_token: String,
+        approved: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let code_mode = self.code_mode.clone();
+        wait::awaitable(py, async move {
+            let output = code_mode
+                .resume(&call_id, &resume_token, decision(approved), None)
+                .await
+                .map_err(errors::resume_error)?;
+            Ok(Box::new(move |py: Python<'_>| Ok(Py::new(py, PyToolOutput::new(py, output)?)?.into_any())) as ToPython)
+        })
+    }
+
+    /// As `resume`, waiting for the output.
+    fn resume_sync(
+        &self,
+        py: Python<'_>,
+        call_id: String,
+        resume_token: String,
+        approved: bool,
+    ) -> PyResult<PyToolOutput> {
+        let code_mode = self.code_mode.clone();
+        let output =
+            wait::block_on(
+                py,
+                async move { code_mode.resume(&call_id, &resume_token, decision(approved), None).await },
+            )?
+            .map_err(errors::resume_error)?;
+        PyToolOutput::new(py, output)
+    }
+}
+
+fn decision(approved: bool) -> Decision {
+    if approved { Decision::Approved } else { Decision::Denied }
 }

@@ -205,3 +205,36 @@ async def test_cancelling_respond_stops_every_call(guests: toolcell.Runtime) -> 
             break
         await asyncio.sleep(0.01)
     assert guests.calls_in_flight == 0
+
+
+def test_a_python_approval_pauses_a_program_and_resume_finishes_it(guests: toolcell.Runtime) -> None:
+    asked: list[dict[str, Any]] = []
+
+    def ask_first(call: dict[str, Any]) -> toolcell.Defer | None:
+        if call["name"] == "calculator" and not asked:
+            asked.append(call)
+            return toolcell.Defer("a person approves each calculation")
+        return None
+
+    code_mode = guests.tool_set(interceptors=[ask_first]).code_mode()
+    program = {"code": "tools.calculator(expression='6*7')['value'] + 1"}
+    paused = code_mode.call_sync("execute", program, id="run-1")
+    assert paused.error_kind == "approval_required" and paused.error is not None
+    token = paused.error["resume_token"]
+    assert token and asked[0]["arguments"] == {"expression": "6*7"}
+
+    resumed = code_mode.resume_sync("run-1", token, approved=True)
+    assert not resumed.is_error and resumed.value["value"] == 43.0
+    with pytest.raises(toolcell.ResumeError, match="used already"):
+        code_mode.resume_sync("run-1", token, approved=True)
+    with pytest.raises(toolcell.ResumeError, match="not authentic"):
+        code_mode.resume_sync("run-1", token[:-4] + "AAAA", approved=False)
+
+
+async def test_a_denied_approval_is_the_programs_to_handle(guests: toolcell.Runtime) -> None:
+    code_mode = guests.tool_set(interceptors=[lambda call: toolcell.Defer("ask")]).code_mode()
+    program = {"code": "try:\n    got = tools.calculator(expression='1')\nexcept ToolCallError as err:\n    got = err.kind\ngot"}
+    paused = await code_mode.call("execute", program, id="run-2")
+    assert paused.error is not None
+    resumed = await code_mode.resume("run-2", paused.error["resume_token"], approved=False)
+    assert resumed.value["value"] == "denied"

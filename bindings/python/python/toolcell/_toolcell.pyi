@@ -28,6 +28,7 @@ __all__ = [
     "MessageError",
     "ToolSetError",
     "CodeModeError",
+    "ResumeError",
 ]
 
 __version__: str
@@ -57,6 +58,9 @@ class ToolSetError(ToolcellError):
 
 class CodeModeError(ToolcellError):
     """Code mode is off, or the tool that runs its programs is not loaded."""
+
+class ResumeError(ToolcellError):
+    """A paused program could not resume: its token is not authentic, expired or used, or the run diverged."""
 
 @final
 class Usage:
@@ -174,6 +178,11 @@ class CodeMode(Tools):
 
     @property
     def callable(self) -> list[str]: ...
+    @property
+    def must_approve(self) -> list[str]: ...
+    def resume(self, call_id: str, resume_token: str, approved: bool) -> Coroutine[Any, Any, ToolOutput]:
+        """Resumes a program paused for approval (`error["resume_token"]`) with a person's decision."""
+    def resume_sync(self, call_id: str, resume_token: str, approved: bool) -> ToolOutput: ...
 
 @final
 class ToolSet(Tools):
