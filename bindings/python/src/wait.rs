@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::sync::PyOnceLock;
+use tokio_util::sync::CancellationToken;
 
 use pyo3::prelude::*;
 
@@ -45,10 +46,15 @@ pub(crate) type ToPython = Box<dyn FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + S
 
 type Started = Pin<Box<dyn Future<Output = PyResult<ToPython>> + Send>>;
 
-/// A call not started yet, as a Python awaitable: awaiting it starts it on the event loop that
-/// awaits (so `asyncio.run(runtime.call(...))` works, as with a coroutine). Cancelling the
-/// awaiting task drops the call's future, which stops its sandbox (as MCP's cancellation
-/// does); a `Pending` never awaited never runs.
+/// A call not started yet, as a Python awaitable: awaiting it starts it (so
+/// `asyncio.run(runtime.call(...))` works, as with a coroutine). A `Pending` never awaited never
+/// runs.
+///
+/// The call runs on a thread of the runtime's blocking pool, which then hands the result to the
+/// event loop itself: two thread hand-offs per call, the least a call that must not block the
+/// loop can make (pyo3-async-runtimes' bridge makes three: a worker, a blocking thread to take
+/// the GIL, the loop). Cancelling the awaiting task cancels the call's token, which drops the
+/// call's future and so stops its sandbox (as MCP's cancellation does).
 #[pyclass(module = "toolcell", frozen)]
 pub(crate) struct Pending {
     future: Mutex<Option<Started>>,
@@ -57,32 +63,65 @@ pub(crate) struct Pending {
 #[pymethods]
 impl Pending {
     fn __await__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let future = self
-            .future
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
-            .ok_or_else(|| PyRuntimeError::new_err("this call was awaited already: call again for another run"))?;
-        let event_loop = Arc::new(pyo3_async_runtimes::tokio::get_current_locals(py)?);
-        let started = pyo3_async_runtimes::tokio::future_into_py(
-            py,
-            crate::intercept::on_loop(event_loop, async move { future.await.map(Converted) }),
-        )?;
-        started.call_method0("__await__")
+        let future = self.future.lock().unwrap_or_else(PoisonError::into_inner).take().ok_or_else(|| {
+            PyRuntimeError::new_err("this call was awaited already: call again for another run")
+        })?;
+        let locals = pyo3_async_runtimes::tokio::get_current_locals(py)?;
+        let event_loop = locals.event_loop(py);
+        let settled = event_loop.call_method0("create_future")?;
+        let cancelled = CancellationToken::new();
+        settled.call_method1("add_done_callback", (CancelOnDone { token: cancelled.clone() },))?;
+        let (to_settle, on_loop) = (settled.clone().unbind(), event_loop.unbind());
+        let locals = Arc::new(locals);
+        let runtime = tokio().handle().clone();
+        // Dropped (the task ended) without a result only when cancelled: nothing to settle.
+        drop(tokio().spawn_blocking(move || {
+            let run = crate::intercept::on_loop(locals, async move {
+                tokio::select! {
+                    result = future => Some(result),
+                    () = cancelled.cancelled() => None,
+                }
+            });
+            if let Some(result) = runtime.block_on(run) {
+                Python::attach(|py| settle(py, &on_loop, &to_settle, result));
+            }
+        }));
+        settled.call_method0("__await__")
     }
 }
 
-/// A result made into a Python object where pyo3-async-runtimes does that (with the GIL, off
-/// the tokio workers).
-struct Converted(ToPython);
+/// Cancels a call when the asyncio future it settles is cancelled (its awaiting task was).
+#[pyclass(module = "toolcell", frozen)]
+struct CancelOnDone {
+    token: CancellationToken,
+}
 
-impl<'py> IntoPyObject<'py> for Converted {
-    type Target = PyAny;
-    type Output = Bound<'py, PyAny>;
-    type Error = PyErr;
+#[pymethods]
+impl CancelOnDone {
+    fn __call__(&self, future: &Bound<'_, PyAny>) -> PyResult<()> {
+        if future.call_method0("cancelled")?.is_truthy()? {
+            self.token.cancel();
+        }
+        Ok(())
+    }
+}
 
-    fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Ok((self.0)(py)?.into_bound(py))
+/// Hands a call's result to the future its task awaits, on the future's event loop (a future
+/// is settled only from its loop's thread). An error making the result is the future's
+/// exception; a loop already closed has no one left to tell.
+fn settle(py: Python<'_>, event_loop: &Py<PyAny>, future: &Py<PyAny>, result: PyResult<ToPython>) {
+    let (ok, value) = match result.and_then(|to_python| to_python(py)) {
+        Ok(value) => (true, value),
+        Err(err) => (false, err.into_value(py).into_any()),
+    };
+    let settled = helpers(py).and_then(|helpers| {
+        let settle = helpers.getattr("settle")?;
+        event_loop.bind(py).call_method1("call_soon_threadsafe", (settle, future, ok, value))
+    });
+    if let Err(err) = settled
+        && !event_loop.bind(py).call_method0("is_closed").and_then(|closed| closed.is_truthy()).unwrap_or(false)
+    {
+        err.print(py);
     }
 }
 
@@ -93,16 +132,27 @@ where
     F: Future<Output = PyResult<ToPython>> + Send + 'static,
 {
     let pending = Bound::new(py, Pending { future: Mutex::new(Some(Box::pin(future))) })?;
-    coroutine(py)?.call1((pending,))
+    helpers(py)?.getattr("run")?.call1((pending,))
 }
 
-/// `async def run(pending): return await pending`, made once.
-fn coroutine(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
-    static RUN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    RUN.get_or_try_init(py, || {
-        let code = c"async def run(pending):\n    return await pending\n";
-        let module = PyModule::from_code(py, code, c"toolcell/_pending.py", c"toolcell._pending")?;
-        Ok(module.getattr("run")?.unbind())
-    })
-    .map(|run| run.bind(py))
+/// The module's Python helpers, made once: `run(pending)`, the coroutine every call returns,
+/// and `settle(future, ok, value)`, which settles a future unless its task was cancelled.
+fn helpers(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
+    static HELPERS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+    HELPERS
+        .get_or_try_init(py, || {
+            let code = c"async def run(pending):
+    return await pending
+
+
+def settle(future, ok, value):
+    if not future.done():
+        if ok:
+            future.set_result(value)
+        else:
+            future.set_exception(value)
+";
+            Ok(PyModule::from_code(py, code, c"toolcell/_pending.py", c"toolcell._pending")?.unbind())
+        })
+        .map(|helpers| helpers.bind(py))
 }
