@@ -63,9 +63,12 @@ pub(crate) struct Pending {
 #[pymethods]
 impl Pending {
     fn __await__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let future = self.future.lock().unwrap_or_else(PoisonError::into_inner).take().ok_or_else(|| {
-            PyRuntimeError::new_err("this call was awaited already: call again for another run")
-        })?;
+        let future = self
+            .future
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+            .ok_or_else(|| PyRuntimeError::new_err("this call was awaited already: call again for another run"))?;
         let locals = pyo3_async_runtimes::tokio::get_current_locals(py)?;
         let event_loop = locals.event_loop(py);
         let settled = event_loop.call_method0("create_future")?;
