@@ -3,8 +3,10 @@ run against what `pip install` put in the venv)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
+from collections.abc import Awaitable
 from pathlib import Path
 
 import pytest
@@ -50,3 +52,24 @@ def guests_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def guests(guests_dir: Path) -> toolcell.Runtime:
     """The test guests and the standard tools, code mode on."""
     return toolcell.Runtime(guests_dir, code_mode=True)
+
+
+async def cancel_while_running(runtime: toolcell.Runtime, work: Awaitable[object], calls: int) -> None:
+    """Starts `work`, waits until `calls` calls of it run, cancels the task awaiting it, and
+    checks that no call is left running (the sandboxes are dropped with the calls' futures;
+    the calls would otherwise run for their minute)."""
+    task = asyncio.ensure_future(work)
+    while runtime.calls_in_flight < calls:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
+    else:
+        raise AssertionError("the cancelled task finished")
+    for _ in range(500):
+        if runtime.calls_in_flight == 0:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"{runtime.calls_in_flight} calls still running 5 s after their task was cancelled")

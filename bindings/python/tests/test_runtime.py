@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import toolcell
+from conftest import cancel_while_running
 
 STANDARD = ["calculator", "datetime", "files", "http_fetch", "json_query", "python", "regex", "unit_convert"]
 
@@ -165,18 +166,7 @@ def test_the_gil_is_released_while_a_call_runs(guests: toolcell.Runtime) -> None
 
 async def test_cancelling_the_asyncio_task_stops_the_sandbox(guests: toolcell.Runtime) -> None:
     assert guests.calls_in_flight == 0
-    task = asyncio.ensure_future(guests.call("sleeper", limits={"timeout_ms": 60_000}))
-    while guests.calls_in_flight == 0:
-        await asyncio.sleep(0.01)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    # The sandbox is dropped with the call's future: nothing is left running for the minute.
-    for _ in range(500):
-        if guests.calls_in_flight == 0:
-            break
-        await asyncio.sleep(0.01)
-    assert guests.calls_in_flight == 0
+    await cancel_while_running(guests, guests.call("sleeper", limits={"timeout_ms": 60_000}), calls=1)
 
 
 def test_ctrl_c_stops_a_blocking_call(guests_dir: Path) -> None:

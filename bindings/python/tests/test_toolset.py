@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import toolcell
+from conftest import cancel_while_running
 
 
 def test_allow_deny_and_filter_choose_the_tools(runtime: toolcell.Runtime) -> None:
@@ -194,17 +195,8 @@ async def test_cancelling_respond_stops_every_call(guests: toolcell.Runtime) -> 
     message = {"role": "assistant", "tool_calls": [
         {"id": f"c{i}", "type": "function", "function": {"name": "sleeper", "arguments": "{}"}} for i in range(2)
     ]}
-    task = asyncio.ensure_future(guests.tool_set(limits={"timeout_ms": 60_000}).respond("openai", message))
-    while guests.calls_in_flight < 2:
-        await asyncio.sleep(0.01)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    for _ in range(500):
-        if guests.calls_in_flight == 0:
-            break
-        await asyncio.sleep(0.01)
-    assert guests.calls_in_flight == 0
+    respond = guests.tool_set(limits={"timeout_ms": 60_000}).respond("openai", message)
+    await cancel_while_running(guests, respond, calls=2)
 
 
 def test_a_python_approval_pauses_a_program_and_resume_finishes_it(guests: toolcell.Runtime) -> None:
