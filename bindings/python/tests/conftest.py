@@ -14,15 +14,21 @@ import pytest
 import toolcell
 
 ROOT = Path(__file__).resolve().parents[3]
-# The test guests `cargo test --workspace` builds (tests/guests/examples), as components.
-GUESTS = ROOT / "target" / "wasm-guests" / "wasm32-wasip2" / "release" / "examples"
 
 
 def guest(name: str) -> Path:
-    path = GUESTS / f"{name}.wasm"
-    if not path.is_file():
-        raise FileNotFoundError(f"no test guest {path}: run `cargo test --workspace --no-run` first, which builds them")
-    return path
+    """A test guest (tests/guests/examples) as the toolcell-tests crate's build script made it
+    into a component, in its OUT_DIR: the newest build's."""
+    built = sorted(
+        (ROOT / "target" / "debug" / "build").glob(f"toolcell-tests-*/out/guests/{name}.wasm"),
+        key=lambda path: path.stat().st_mtime,
+    )
+    if not built:
+        raise FileNotFoundError(
+            f"no test guest {name}.wasm under target/debug/build/toolcell-tests-*/out/guests: "
+            "run `cargo test --workspace --no-run` first, which builds them"
+        )
+    return built[-1]
 
 
 @pytest.fixture(scope="session", autouse=True)
