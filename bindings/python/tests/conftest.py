@@ -47,10 +47,13 @@ def runtime() -> toolcell.Runtime:
 @pytest.fixture(scope="session")
 def guests_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tools folder with the test guests `echo` (echoes its arguments and host context) and
-    `sleeper` (blocks a minute in a host call)."""
+    `sleeper` (blocks a minute in a host call), whose policy gives `sleeper` two minutes: a
+    call's own limits only lower the tool's, and a sleeper stopped by the default 5 s would
+    hide a cancellation that stops nothing."""
     folder = tmp_path_factory.mktemp("tools")
     for name in ("echo", "sleeper"):
         shutil.copy(guest(name), folder / f"{name}.wasm")
+    (folder / "toolcell.toml").write_text("[tools.sleeper.limits]\ntimeout_ms = 120_000\n")
     return folder
 
 

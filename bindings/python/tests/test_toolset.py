@@ -195,7 +195,7 @@ async def test_cancelling_respond_stops_every_call(guests: toolcell.Runtime) -> 
     message = {"role": "assistant", "tool_calls": [
         {"id": f"c{i}", "type": "function", "function": {"name": "sleeper", "arguments": "{}"}} for i in range(2)
     ]}
-    respond = guests.tool_set(limits={"timeout_ms": 60_000}).respond("openai", message)
+    respond = guests.respond("openai", message)
     await cancel_while_running(guests, respond, calls=2)
 
 
