@@ -183,11 +183,60 @@ pub(crate) enum Command {
         #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8000/mcp")]
         url: String,
     },
+    /// Ask the policy questions, without loading a tool: what each tool can do (explain),
+    /// whether assertions about it hold (check), which rules would have allowed refused
+    /// requests (suggest). The policy is the one `invoke` and `serve` would run under: the
+    /// built-in tools' defaults, --tools-dir's toolcell.toml and --policy.
+    Policy {
+        #[command(subcommand)]
+        command: PolicyCommand,
+    },
     /// Print a completion script for SHELL, e.g. `toolcell completions bash >
     /// ~/.local/share/bash-completion/completions/toolcell`.
     Completions {
         /// bash, zsh, fish, elvish or powershell.
         shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum PolicyCommand {
+    /// Print what each tool can do: directories (resolved paths and modes), HTTP rules,
+    /// environment variables (secrets masked), the secrets the host sends for it and where,
+    /// limits, and what it reaches through the tools it may call.
+    Explain {
+        /// Only this tool.
+        tool: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// As `serve --code-mode` runs: the program tool may call every tool the policy's
+        /// `[code_mode]` lets programs call (default: all but itself).
+        #[arg(long)]
+        code_mode: bool,
+    },
+    /// Prove the policy's `assertions` (and those of each --assertions FILE, one per line)
+    /// over every tool and every chain of calls, and print the grants that break any. Exit
+    /// code 0 when all hold, 1 when one is broken, 2 when there is none to check.
+    Check {
+        /// A file of assertions, one per line (`#` starts a comment). Repeatable.
+        #[arg(long, value_name = "FILE")]
+        assertions: Vec<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// As `serve --code-mode` runs (see `policy explain --code-mode`).
+        #[arg(long)]
+        code_mode: bool,
+    },
+    /// Print the narrowest rules that would have allowed the requests in a denials file
+    /// (`invoke --denials FILE`, `serve --denials FILE`), for you to review. Changes nothing.
+    Suggest {
+        /// The denials file.
+        file: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -327,6 +376,10 @@ pub(crate) struct ServeArgs {
     /// On SIGINT or SIGTERM, how long calls in flight may take to finish before they are stopped.
     #[arg(long, value_name = "DURATION", value_parser = parse::duration, default_value = "10s")]
     pub(crate) shutdown_grace: Duration,
+    /// Append every HTTP request the policy refuses to FILE, one JSON object per line, for
+    /// `toolcell policy suggest FILE`.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) denials: Option<PathBuf>,
     /// Do not watch --tools-dir. By default, adding, replacing or removing a .wasm file or
     /// editing toolcell.toml reloads the tools without a restart.
     #[arg(long)]
@@ -485,6 +538,10 @@ pub(crate) struct InvokeArgs {
     /// `toolcell replay FILE` runs it again exactly.
     #[arg(long, value_name = "FILE")]
     pub(crate) record: Option<PathBuf>,
+    /// Append every HTTP request the policy refuses to FILE, one JSON object per line, for
+    /// `toolcell policy suggest FILE`.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) denials: Option<PathBuf>,
     /// Allow HTTP requests to this host for this call: `example.com`, `*.example.com`,
     /// `localhost:8080`. Repeatable.
     #[arg(long, value_name = "HOST")]

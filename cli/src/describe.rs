@@ -29,7 +29,15 @@ pub(crate) fn describe_requested(requested: &RequestedCapabilities) -> Vec<Strin
 
 /// `http example.com`, `dir /workspace = /home/me/project (read-only)`, `env API_KEY`.
 pub(crate) fn describe_granted(grants: &Grants) -> Vec<String> {
-    let hosts = grants.allow_hosts.iter().map(|host| format!("http {host}"));
+    let rules = grants.http.iter().map(|rule| {
+        let mut words = format!("http {}", rule_words(rule));
+        let secrets: Vec<&str> = rule.secrets().collect();
+        if !secrets.is_empty() {
+            words.push_str(&format!(" (the host sends {})", secrets.join(", ")));
+        }
+        words
+    });
+    let hosts = rules.chain(grants.allow_hosts.iter().map(|host| format!("http {host}")));
     let dirs = grants.dirs.iter().map(|dir| {
         let mode = if dir.writable { "read-write" } else { "read-only" };
         format!("dir {} = {} ({mode})", dir.guest, dir.host.display())
@@ -37,4 +45,21 @@ pub(crate) fn describe_granted(grants: &Grants) -> Vec<String> {
     let env = grants.env.iter().map(|grant| format!("env {}", grant.name));
     let calls = grants.call_tools.iter().map(|tool| format!("calls {tool}"));
     hosts.chain(dirs).chain(env).chain(calls).collect()
+}
+
+/// `GET, POST api.github.com /repos/*/issues`.
+fn rule_words(rule: &toolcell_runtime::policy::HttpRule) -> String {
+    let mut words = String::new();
+    if !rule.methods.is_empty() {
+        words.push_str(&rule.methods.join(", "));
+        words.push(' ');
+    }
+    words.push_str(rule.host.as_str());
+    for port in &rule.ports {
+        words.push_str(&format!(" :{port}"));
+    }
+    for path in &rule.paths {
+        words.push_str(&format!(" {path}"));
+    }
+    words
 }

@@ -21,6 +21,8 @@ pub(crate) struct Source<'a> {
     /// A memory limit the calls will ask for: the pool's slots are made at least this large,
     /// so `invoke --memory` is never capped below what it asked.
     pub(crate) call_memory_bytes: Option<u64>,
+    /// Where refused HTTP requests are written (`--denials`).
+    pub(crate) denials: Option<&'a Path>,
 }
 
 pub(crate) fn default_cache_dir() -> Option<PathBuf> {
@@ -103,6 +105,9 @@ pub(crate) fn builder(source: Source<'_>, file: Option<&Path>, grants: Option<(&
     builder = builder.on_load_progress(progress::compile_progress());
     if let Some(cache) = source.cache {
         builder = builder.compile_cache(cache);
+    }
+    if let Some(denials) = source.denials {
+        builder = builder.record_denials(denials);
     }
     if let Some((tool, grants)) = grants {
         builder = builder.grant(tool, grants.clone());

@@ -26,7 +26,9 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 use crate::args::{Cli, Command};
-use crate::commands::{author, check, client_config, export, invoke, list, replay, respond, schema, serve, test, warm};
+use crate::commands::{
+    author, check, client_config, export, invoke, list, policy, replay, respond, schema, serve, test, warm,
+};
 use crate::load::{Source, default_cache_dir};
 use toolcell_runtime::Policy;
 use toolcell_runtime::formats::ToolMarks;
@@ -140,6 +142,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         cache: cache.as_deref(),
         policy: &policy,
         call_memory_bytes: None,
+        denials: None,
     };
     match cli.command {
         Command::List { json, format, export } => list::list(source, json, format, export).await,
@@ -153,6 +156,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Respond { format, message } => respond::respond(source, format, &message).await,
         Command::Serve(args) => serve::serve(source, *args).await,
         Command::Warm => warm::warm(source).await,
+        Command::Policy { command } => policy::policy(source, command),
         Command::ExportBuiltins { dir, force } => export::export_builtins(&dir, force),
         Command::ClientConfig { client, transport, url } => {
             let server = client_config::ServerFlags {

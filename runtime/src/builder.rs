@@ -18,6 +18,7 @@ use crate::load::{
     max_memory_bytes, nests_calls,
 };
 use crate::loading::{Loading, Stage};
+use crate::observe::denials::DenialLog;
 use crate::observe::metrics::Recorder;
 use crate::policy::{CodeModePolicy, Grants, Policy};
 use crate::runtime::Runtime;
@@ -46,6 +47,7 @@ pub struct RuntimeBuilder {
     max_call_depth: u32,
     host_secrets: Vec<String>,
     resume_key: Option<[u8; 32]>,
+    denials_file: Option<PathBuf>,
 }
 
 impl Runtime {
@@ -91,6 +93,7 @@ impl std::fmt::Debug for RuntimeBuilder {
             .field("only_tool", &self.only_tool)
             .field("progress", &self.progress.is_some())
             .field("max_call_depth", &self.max_call_depth)
+            .field("denials_file", &self.denials_file)
             .finish()
     }
 }
@@ -115,6 +118,7 @@ impl RuntimeBuilder {
             max_call_depth: DEFAULT_MAX_CALL_DEPTH,
             host_secrets: Vec::new(),
             resume_key: None,
+            denials_file: None,
         }
     }
 
@@ -298,6 +302,26 @@ impl RuntimeBuilder {
         self
     }
 
+    /// Appends every HTTP request the tools' egress rules refuse to `path`, one JSON object
+    /// per line ([`Denial`](crate::questions::Denial)), for
+    /// [`suggest`](crate::questions::suggest) (`toolcell policy suggest`) to propose rules
+    /// from. Created owner-only if missing; it stops growing at 16 MiB. No tool may be granted
+    /// a directory that holds it: a tool could write refusals that never happened.
+    pub fn record_denials(mut self, path: impl Into<PathBuf>) -> Self {
+        self.denials_file = Some(path.into());
+        self
+    }
+
+    /// The policy the runtime would run under, read now: the default policy, every tools
+    /// folder's policy file over it, and the grants made in code on top. Loads no component:
+    /// for questions about the policy ([`crate::questions`]).
+    ///
+    /// # Errors
+    /// When a policy file cannot be read or is invalid.
+    pub fn read_policy(&self) -> Result<Policy, RuntimeError> {
+        crate::load::read_policy(&self.sources, &self.default_policy, &self.policy)
+    }
+
     /// Calls `report` as components are compiled (not when they come from the compile cache),
     /// from the threads compiling them: for a progress bar. Reloads report too.
     pub fn on_load_progress(mut self, report: impl Fn(LoadEvent<'_>) + Send + Sync + 'static) -> Self {
@@ -381,6 +405,7 @@ impl RuntimeBuilder {
             raise_limits_per_call: self.raise_limits_per_call,
             only_tool: self.only_tool,
             host_secrets: self.host_secrets,
+            denials_file: self.denials_file.clone(),
         });
         let snapshot = load::first_snapshot(&recipe).await?;
         let policy = snapshot.policy();
@@ -399,6 +424,12 @@ impl RuntimeBuilder {
         let cache = self.cache.and_then(CompileCache::usable);
         let resume_key =
             self.resume_key.or_else(|| cache.as_ref()?.derived_key(RESUME_KEY_PURPOSE)).unwrap_or_else(random_key);
+        let denials = match &self.denials_file {
+            Some(path) => {
+                Some(DenialLog::open(path).map_err(|source| RuntimeError::DenialsFile { path: path.clone(), source })?)
+            }
+            None => None,
+        };
         let shared = Arc::new(Shared {
             engine,
             linkers,
@@ -418,6 +449,7 @@ impl RuntimeBuilder {
             ),
             network: Network { resolver: self.resolver, ..Network::default() },
             max_call_depth: self.max_call_depth,
+            denials,
         });
         Ok(Prepared { shared, recipe, snapshot, host })
     }

@@ -93,7 +93,7 @@ impl Runtime {
         let component = Component::from_binary(&shared.engine, bytes)
             .map_err(|err| CommandError::NotACommand(format!("could not be compiled: {err}")))?;
         // HTTP as the tool has it: linked when granted, refused at the first use when not.
-        let linker = if entry.access.allow_hosts.is_empty() {
+        let linker = if entry.access.egress.is_empty() {
             shared
                 .linkers
                 .without_http(&shared.engine, &component)

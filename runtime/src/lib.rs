@@ -43,7 +43,8 @@
 //!
 //! The root holds what every embedding names; the rest is in modules:
 //! [`tool`] (definitions, calls, outputs, errors), [`limits`] (per call and per runtime),
-//! [`policy`] (grants and secrets), [`load`] (what loading reports), [`formats`] (model
+//! [`policy`] (grants, egress rules and secrets), [`questions`] (what a policy lets each tool
+//! do, assertions proved over it, rules suggested from refused requests), [`load`] (what loading reports), [`formats`] (model
 //! providers' shapes), [`toolset`] (a runtime as one agent run sees it), [`metrics`] and
 //! [`trace`]; [`command`] runs a `wasi:cli/command` (a test binary) in a tool's sandbox.
 
@@ -64,6 +65,7 @@ pub mod formats;
 pub mod load;
 pub mod loading;
 pub mod policy;
+pub mod questions;
 pub mod record;
 pub mod tool;
 pub mod toolset;

@@ -126,6 +126,34 @@ impl Redactor {
         cut
     }
 
+    /// The longest spelling of a secret, in bytes.
+    pub(crate) fn longest(&self) -> usize {
+        self.secrets.first().map_or(0, String::len)
+    }
+
+    /// `data` with every secret replaced, or `None` when it holds none: for bytes that need
+    /// not be text (a response body).
+    pub(crate) fn bytes(&self, data: &[u8]) -> Option<Vec<u8>> {
+        let found = |at: usize| self.secrets.iter().find(|secret| data[at..].starts_with(secret.as_bytes()));
+        let mut redacted: Option<Vec<u8>> = None;
+        let (mut at, mut copied) = (0, 0);
+        while at < data.len() {
+            match found(at) {
+                Some(secret) => {
+                    let out = redacted.get_or_insert_with(|| Vec::with_capacity(data.len()));
+                    out.extend_from_slice(&data[copied..at]);
+                    out.extend_from_slice(REDACTED.as_bytes());
+                    at += secret.len();
+                    copied = at;
+                }
+                None => at += 1,
+            }
+        }
+        let mut redacted = redacted?;
+        redacted.extend_from_slice(&data[copied..]);
+        Some(redacted)
+    }
+
     /// `text` with every secret replaced.
     pub(crate) fn text(&self, text: &mut String) {
         for secret in self.secrets.iter() {

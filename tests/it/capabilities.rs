@@ -303,6 +303,10 @@ async fn http_to_an_unlisted_host_is_denied_before_it_leaves() {
             request: Some(format!("GET {url}")),
             reason: format!("`127.0.0.1:{}` is not on this tool's allow-list", world().port),
             grant: Some(format!("127.0.0.1:{}", world().port)),
+            rule: Some(format!(
+                r#"{{ host = "127.0.0.1:{}", methods = ["GET"], paths = ["/exfiltrate"] }}"#,
+                world().port
+            )),
             allowed: vec!["example.com".into()],
         })
     );

@@ -56,6 +56,7 @@ mod covered_by {
     pub const probe: &str = "guests::the_sandbox_grants_nothing";
     pub const refused_then_fails: &str =
         "containment::a_handled_allocation_failure_does_not_turn_a_later_failure_into_memory_limit";
+    pub const secret_thief: &str = "egress::the_host_sends_the_secret_on_covered_requests_and_the_tool_never_sees_it";
     pub const rejects_arguments: &str = "errors::a_tool_can_reject_valid_arguments";
     pub const residue: &str = "pooling::no_state_survives_a_reused_slot_under_any_allocator";
     pub const sleeper: &str = "errors::a_guest_blocked_in_a_host_call_is_stopped_by_the_wall_clock";

@@ -11,6 +11,7 @@ mod code_mode;
 mod commands;
 mod common;
 mod containment;
+mod egress;
 mod errors;
 mod formats;
 mod guests;

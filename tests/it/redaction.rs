@@ -84,7 +84,7 @@ async fn a_callers_secret_reaches_no_span_or_log_line_of_the_tools_it_calls() {
         events.iter().any(|event| event["level"] == level && event.get("message").is_some_and(|m| m == message))
     };
     assert!(logged("WARN", "tool call failed"), "{events:#?}");
-    assert!(logged("INFO", "HTTP request denied"), "{events:#?}");
+    assert!(logged("WARN", "HTTP request denied"), "{events:#?}");
     assert!(events.iter().any(|event| event["level"] == "DEBUG"), "every level is recorded: {events:#?}");
 
     let everything = everything(&spans, &events, &output);

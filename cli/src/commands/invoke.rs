@@ -42,7 +42,7 @@ pub(crate) async fn invoke(source: Source<'_>, args: InvokeArgs) -> anyhow::Resu
     limits.max_output_bytes = args.max_output;
 
     // An unknown name is not a usage error here: the output shows what a model would get.
-    let source = Source { call_memory_bytes: args.memory, ..source };
+    let source = Source { call_memory_bytes: args.memory, denials: args.denials.as_deref(), ..source };
     let (runtime, name) = load_one(source, &args.tool, &args.grants()).await?;
     let mut call = ToolCall::new(args.id, name.clone(), arguments).with_context(context).with_limits(limits);
     if let Some(parent) = args.traceparent {
@@ -91,11 +91,18 @@ fn print_result(output: &ToolOutput) {
 pub(crate) fn operator_hints(runtime: &Runtime, tool: &str, error: Option<&CallError>) -> Vec<String> {
     let (Some(requested), Some(granted)) = (runtime.requested(tool), runtime.grants(tool)) else { return Vec::new() };
     let mut hints = Vec::new();
-    if let Some(CallError::HttpDenied { grant, .. }) = error {
-        hints.push(match grant {
-            Some(grant) => format!("to allow this request, add `--allow-host {grant}`"),
-            None => format!("`{tool}` has no HTTP grant: allow the hosts it may reach with `--allow-host HOST`"),
-        });
+    if let Some(CallError::HttpDenied { grant, rule, .. }) = error {
+        match (grant, rule) {
+            (Some(grant), _) => hints.push(format!("to allow any request to this host, add `--allow-host {grant}`")),
+            (None, None) => {
+                hints
+                    .push(format!("`{tool}` has no HTTP grant: allow the hosts it may reach with `--allow-host HOST`"));
+            }
+            (None, Some(_)) => {}
+        }
+        if let Some(rule) = rule {
+            hints.push(format!("to allow only requests like this one, add the rule {rule} to `[[tools.{tool}.http]]`"));
+        }
     }
     for dir in &requested.directories {
         if !granted.dirs.iter().any(|granted| granted.guest == dir.guest_path) {

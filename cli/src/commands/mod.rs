@@ -6,6 +6,7 @@ pub(crate) mod client_config;
 pub(crate) mod export;
 pub(crate) mod invoke;
 pub(crate) mod list;
+pub(crate) mod policy;
 pub(crate) mod replay;
 pub(crate) mod respond;
 pub(crate) mod schema;

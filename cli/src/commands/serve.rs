@@ -22,7 +22,7 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
     // The command line's grants, over the policy files and --policy.
     let mut policy = source.policy.clone();
     policy.merge(args.policy());
-    let mut builder = builder(Source { policy: &policy, ..source }, None, None);
+    let mut builder = builder(Source { policy: &policy, denials: args.denials.as_deref(), ..source }, None, None);
     if let Some(calls) = args.max_queued_calls {
         builder = builder.max_queued_calls(calls);
     }

@@ -24,8 +24,10 @@ use self::admission::Admission;
 use self::outcome::{classify, finish, redact};
 use crate::bindings::CallContext;
 use crate::load::{ToolEntry, Version};
+use crate::observe::denials::DenialLog;
 use crate::observe::spans;
 use crate::policy::{Access, OpenDir};
+use crate::questions::Denial;
 use crate::redact::Redactor;
 use crate::sandbox::Network;
 use crate::sandbox::execute::{Export, execute, millis};
@@ -44,6 +46,8 @@ pub(crate) struct Host {
     pub(crate) admission: Admission,
     pub(crate) network: Network,
     pub(crate) max_call_depth: u32,
+    /// Where refused HTTP requests are written, if anywhere.
+    pub(crate) denials: Option<DenialLog>,
 }
 
 /// A call from outside that is recorded or replayed ([`crate::record`]).
@@ -198,6 +202,16 @@ impl Runner {
             nested_calls: execution.nested_calls,
             nested_fuel: execution.nested_fuel,
         };
+        if let Some(log) = &self.host.denials {
+            let (denied, _) = execution.http.denied();
+            log.record(denied.into_iter().map(|denied| {
+                let denial = Denial::new(call.name.clone(), denied.request, denied.reason);
+                match denied.rule {
+                    Some(rule) => denial.rule(rule),
+                    None => denial,
+                }
+            }));
+        }
         let (result, diagnostics) = classify(entry, &limits, execution, redactor);
         let (result, diagnostics) = redact(redactor, &limits, result, diagnostics);
         finish(&call, result, usage, diagnostics)

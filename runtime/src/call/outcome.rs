@@ -74,7 +74,8 @@ fn explain_http_failure(
             request: Some(denied.request),
             reason: denied.reason,
             grant: denied.grant,
-            allowed: entry.grants.allow_hosts.iter().map(ToString::to_string).collect(),
+            rule: denied.rule,
+            allowed: entry.access.egress.in_words(),
         },
         None if http.response_capped() => {
             CallError::HttpResponseTooLarge { limit_bytes: limits.max_http_response_bytes }

@@ -147,7 +147,7 @@ pub(crate) fn announced(snapshot: &Snapshot) -> Vec<(String, Option<AnnouncedToo
             let tool = announced.map(|Announced { described, uses_http }| {
                 let Described { mut definition, requested, declared_open_world, .. } = described;
                 let grants = policy.grants(&definition.name).cloned().unwrap_or_default();
-                let open_world = open_world(declared_open_world, &requested, !grants.allow_hosts.is_empty());
+                let open_world = open_world(declared_open_world, &requested, grants.sends_http());
                 definition.annotations.open_world = Some(open_world);
                 AnnouncedTool { missing_grants: missing_grants(&requested, uses_http, &grants), definition }
             });

@@ -88,7 +88,7 @@ async fn assemble_from(
     }
     let before_grants = diagnostics.len();
     let mut entries = grant_access(tools, policy, &recipe, &shared, previous, &mut diagnostics)?;
-    let protected = protected_paths(&recipe.sources, policy, shared.cache.as_ref());
+    let protected = protected_paths(&recipe.sources, policy, shared.cache.as_ref(), recipe.denials_file.as_deref());
     refuse_unsafe_grants(&mut entries, policy, &protected, &mut diagnostics);
     // Refused grants depend on more than the policy's bytes (a directory, a host's variable):
     // the next reload resolves them again even when its inputs are the same.
@@ -152,7 +152,7 @@ fn partial_version(
 ) -> Arc<Version> {
     let mut diagnostics = Vec::new();
     let mut entries = grant_access(tools, policy, recipe, shared, None, &mut diagnostics).unwrap_or_default();
-    let protected = protected_paths(&recipe.sources, policy, shared.cache.as_ref());
+    let protected = protected_paths(&recipe.sources, policy, shared.cache.as_ref(), recipe.denials_file.as_deref());
     refuse_unsafe_grants(&mut entries, policy, &protected, &mut diagnostics);
     let (shared, recipe) = (shared.clone(), recipe.clone());
     let code_mode = policy.code_mode().cloned();

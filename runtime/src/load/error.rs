@@ -32,6 +32,15 @@ pub enum RuntimeError {
         /// Why.
         reason: String,
     },
+    /// The denials file ([`RuntimeBuilder::record_denials`](crate::RuntimeBuilder::record_denials))
+    /// could not be opened.
+    #[error("cannot open the denials file {}: {source}. Name a file in a folder that exists and you may write to", path.display())]
+    DenialsFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// The epoch ticker thread could not be started.
     #[error("cannot start the epoch ticker thread: {0}")]
     Ticker(#[source] std::io::Error),

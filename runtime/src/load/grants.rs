@@ -68,7 +68,7 @@ pub(super) fn grant_access(
     let mut entries = BTreeMap::new();
     for (name, mut tool) in tools {
         let grants = policy.grants(&name).cloned().unwrap_or_default();
-        tool.settle_open_world(!grants.allow_hosts.is_empty());
+        tool.settle_open_world(grants.sends_http());
         let host_env = |variable: &str| std::env::var(variable).ok();
         let mut resolved = Access::resolve(&grants, host_env, &recipe.host_secrets);
         if let (Ok(access), Some(before)) = (&mut resolved, previous.and_then(|inner| inner.tools.get(&name))) {
@@ -77,13 +77,13 @@ pub(super) fn grant_access(
                 .map_err(|reason| RuntimeError::GrantReplaced { tool: name.clone(), reason })?;
         }
         let linked = resolved.and_then(|access| {
-            if !access.allow_hosts.is_empty() {
+            if !access.egress.is_empty() {
                 tool.link_http(&shared.linkers)?;
             } else if !tool.requested.http_hosts.is_empty() {
                 tracing::warn!(
                     tool = %name,
                     requested = ?tool.requested.http_hosts,
-                    "the tool requests HTTP hosts but is granted none (`allow_hosts`): its HTTP requests will fail"
+                    "the tool requests HTTP hosts but is granted none (`allow_hosts` or `http` rules): its HTTP requests will fail"
                 );
             }
             Ok(access)
@@ -104,12 +104,13 @@ pub(super) fn grant_access(
     Ok(entries)
 }
 
-/// What the host loads, reads or runs, which no grant may expose: every tools folder and
-/// component file, every policy file, the compile cache and its key.
+/// What the host loads, reads, runs or writes, which no grant may expose: every tools folder
+/// and component file, every policy file, the compile cache and its key, the denials file.
 pub(super) fn protected_paths(
     sources: &[Source],
     policy: &Policy,
     cache: Option<&cache::CompileCache>,
+    denials_file: Option<&std::path::Path>,
 ) -> Vec<Protected> {
     let mut protected: Vec<Protected> = sources
         .iter()
@@ -120,6 +121,9 @@ pub(super) fn protected_paths(
         })
         .collect();
     protected.extend(policy.files().iter().map(|file| Protected::new(file, ProtectedKind::PolicyFile)));
+    if let Some(file) = denials_file {
+        protected.push(Protected::new(file, ProtectedKind::DenialsFile));
+    }
     if let Some(cache) = cache {
         let [dir, key] = cache::protected_paths(cache.dir());
         protected.push(Protected::new(&dir, ProtectedKind::CompileCache));

@@ -27,7 +27,7 @@ pub(crate) use self::announce::{AnnouncedTool, Announcement, announced};
 pub use self::component::{LoadDiagnostic, LoadEvent};
 pub use self::error::RuntimeError;
 pub(crate) use self::grants::{max_memory_bytes, nests_calls};
-pub(crate) use self::sources::Snapshot;
+pub(crate) use self::sources::{Snapshot, read_policy};
 pub(crate) use self::steer::{Steer, Wanted};
 pub(crate) use self::version::{Progress, Recipe, Shared, Source, ToolEntry, Version};
 

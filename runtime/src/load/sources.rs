@@ -31,6 +31,12 @@ fn read_policy_files(sources: &[Source]) -> Result<PolicyFiles, RuntimeError> {
     Ok(files)
 }
 
+/// The policy of `sources`' policy files over `defaults`, with the grants made in code on top,
+/// read now.
+pub(crate) fn read_policy(sources: &[Source], defaults: &Policy, in_code: &Policy) -> Result<Policy, RuntimeError> {
+    parse_policy_files(&read_policy_files(sources)?, defaults, in_code)
+}
+
 /// The policy of the policy files over the `defaults`, with the grants made in code on top.
 fn parse_policy_files(files: &PolicyFiles, defaults: &Policy, in_code: &Policy) -> Result<Policy, RuntimeError> {
     let mut policy = defaults.clone();
@@ -107,7 +113,10 @@ pub(super) async fn read_snapshot(
 /// tools still compile. (A value too short to be a secret is refused when it is granted, and
 /// hiding it would blank every word that contains it.)
 fn hide_secrets_from_logs(policy: &Policy) {
-    let values = policy.tools().flat_map(|(_, grants)| &grants.env).filter_map(|grant| match &grant.value {
+    let sources = policy.tools().flat_map(|(_, grants)| {
+        grants.env.iter().map(|grant| &grant.value).chain(grants.secrets.iter().map(|secret| &secret.value))
+    });
+    let values = sources.filter_map(|value| match value {
         EnvValue::Secret(value) => Some(value.clone()),
         EnvValue::FromHost(variable) => std::env::var(variable).ok(),
         EnvValue::Fixed(_) => None,

@@ -60,6 +60,8 @@ pub(crate) struct Recipe {
     pub(crate) only_tool: Option<String>,
     /// Credentials of the host no tool may be granted ([`crate::RuntimeBuilder::host_secret`]).
     pub(crate) host_secrets: Vec<String>,
+    /// Where refused requests are written ([`crate::RuntimeBuilder::record_denials`]).
+    pub(crate) denials_file: Option<std::path::PathBuf>,
 }
 
 /// What every version of a runtime shares: a reload keeps the engine (so unchanged

@@ -51,6 +51,7 @@ pub(crate) fn call_span(tool: &str, call_id: &str) -> Span {
         toolcell.error.kind = Empty,
         toolcell.error.retryable = Empty,
         toolcell.limit = Empty,
+        toolcell.http.suggested_rule = Empty,
         toolcell.duration_us = Empty,
         toolcell.fuel_consumed = Empty,
         toolcell.peak_memory_bytes = Empty,
@@ -155,6 +156,9 @@ pub(crate) fn record_output(span: &Span, output: &ToolOutput) {
             span.record("toolcell.error.retryable", error.retryable());
             if let Some(limit) = limit_hit(error) {
                 span.record("toolcell.limit", limit);
+            }
+            if let CallError::HttpDenied { rule: Some(rule), .. } = error {
+                span.record("toolcell.http.suggested_rule", format!("add {rule}"));
             }
         }
     }

@@ -5,12 +5,14 @@
 //!
 //! (Over 500 lines only with its tests: about 410 of code.)
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{DirGrant, EnvValue, Grants, HostPattern, check_env_name};
+use super::egress::Egress;
+use super::{DirGrant, EnvValue, Grants, check_env_name};
 use crate::redact::Redactor;
 
 /// Secrets shorter than this are refused: replacing every occurrence of a 3-character
@@ -170,7 +172,8 @@ fn handle_path(_: &File) -> Option<PathBuf> {
 /// call.
 #[derive(Clone, Default)]
 pub(crate) struct Access {
-    pub(crate) allow_hosts: Arc<[HostPattern]>,
+    /// The HTTP requests the tool may send, and the headers the host adds to them.
+    pub(crate) egress: Egress,
     pub(crate) dirs: Vec<OpenDir>,
     /// Names and values (secret or not).
     pub(crate) env: Vec<(String, String)>,
@@ -181,7 +184,7 @@ pub(crate) struct Access {
 impl fmt::Debug for Access {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Access")
-            .field("allow_hosts", &self.allow_hosts)
+            .field("egress", &self.egress)
             .field("dirs", &self.dirs)
             .field("env", &self.env.iter().map(|(name, _)| name).collect::<Vec<_>>())
             .finish()
@@ -198,43 +201,30 @@ impl Access {
         host_env: impl Fn(&str) -> Option<String>,
         host_secrets: &[String],
     ) -> Result<Self, String> {
+        if let Some(problem) = secret_problems(grants).into_iter().next() {
+            return Err(problem);
+        }
         let dirs = grants.dirs.iter().map(OpenDir::open).collect::<Result<_, _>>()?;
         let mut env = Vec::with_capacity(grants.env.len());
         let mut secrets = Vec::new();
         for grant in &grants.env {
             check_env_name(&grant.name)?;
-            let value = match &grant.value {
-                EnvValue::Fixed(value) | EnvValue::Secret(value) => value.clone(),
-                EnvValue::FromHost(from) => {
-                    check_grantable(from)
-                        .map_err(|reason| format!("environment variable `{}`: {reason}", grant.name))?;
-                    host_env(from).ok_or_else(|| {
-                        format!(
-                            "environment variable `{}` is granted from the host's `{from}`, which is not set; \
-                         set it before starting toolcell or remove the grant",
-                            grant.name
-                        )
-                    })?
-                }
-            };
-            if host_secrets.iter().any(|secret| !secret.is_empty() && value.contains(secret.as_str())) {
-                return Err(format!(
-                    "environment variable `{}` would hand the tool a credential of the host itself (the server's \
-                     bearer token or an exporter's headers), which no tool may be granted; grant the tool a \
-                     credential of its own",
-                    grant.name
-                ));
-            }
-            if value.contains('\0') {
-                return Err(format!("environment variable `{}` has a value containing a NUL byte", grant.name));
-            }
+            let what = format!("environment variable `{}`", grant.name);
+            let value = resolve_value(&what, &grant.value, &host_env, host_secrets)?;
             if grant.value.is_secret() {
-                check_secret_length(&grant.name, &grant.value, &value)?;
                 secrets.push(value.clone());
             }
             env.push((grant.name.clone(), value));
         }
-        Ok(Self { allow_hosts: grants.allow_hosts.clone().into(), dirs, env, redactor: Redactor::granted(secrets) })
+        let mut sent = BTreeMap::new();
+        for grant in &grants.secrets {
+            let what = format!("secret `{}`", grant.name);
+            let value = resolve_value(&what, &grant.value, &host_env, host_secrets)?;
+            secrets.push(value.clone());
+            sent.insert(grant.name.clone(), value);
+        }
+        let egress = Egress::resolve(&grants.http, &grants.allow_hosts, &sent)?;
+        Ok(Self { egress, dirs, env, redactor: Redactor::granted(secrets) })
     }
 
     /// Keeps the open directories of `previous` (the tool's grants in the version before a
@@ -265,6 +255,84 @@ impl Access {
     }
 }
 
+/// Problems between a tool's secrets and its rules: a rule naming a secret that is not
+/// granted, a granted secret no rule sends, a name both a secret and an environment variable.
+pub(crate) fn secret_problems(grants: &Grants) -> Vec<String> {
+    let mut problems = Vec::new();
+    let granted = |name: &str| grants.secrets.iter().any(|secret| secret.name == name);
+    for (i, rule) in grants.http.iter().enumerate() {
+        for name in rule.secrets().filter(|name| !granted(name)) {
+            problems.push(format!(
+                "http[{i}] names the secret `{name}`, which is not granted: add it to the tool's `secrets` table, \
+                 e.g. {name} = {{ from_host = \"{name}\" }}"
+            ));
+        }
+    }
+    for secret in &grants.secrets {
+        if !grants.http.iter().any(|rule| rule.secrets().any(|name| name == secret.name)) {
+            problems.push(format!(
+                "secrets.{} is sent by no `http` rule: name it in a rule's `headers` or `placeholders`, or remove it",
+                secret.name
+            ));
+        }
+        if grants.env.iter().any(|env| env.name == secret.name) {
+            problems.push(format!(
+                "`{}` is both a secret the host sends and an environment variable of the tool; a secret the host \
+                 sends is never given to the tool: remove one",
+                secret.name
+            ));
+        }
+        if matches!(secret.value, EnvValue::Fixed(_)) {
+            problems.push(format!(
+                "secrets.{} must be {{ secret = \"value\" }} or {{ from_host = \"NAME\" }}",
+                secret.name
+            ));
+        }
+    }
+    problems
+}
+
+/// Adds [`secret_problems`] to a policy file's problems, under the tool's table.
+pub(super) fn check_secrets(grants: &Grants, at: &str, problems: &mut Vec<String>) {
+    problems.extend(secret_problems(grants).into_iter().map(|problem| format!("{at} {problem}")));
+}
+
+/// The value of a granted variable or secret (`what`, for messages), read from the host if
+/// it comes from there, and checked: never a credential of the host, no NUL byte, and long
+/// enough to redact if it is a secret.
+fn resolve_value(
+    what: &str,
+    value: &EnvValue,
+    host_env: &impl Fn(&str) -> Option<String>,
+    host_secrets: &[String],
+) -> Result<String, String> {
+    let resolved = match value {
+        EnvValue::Fixed(value) | EnvValue::Secret(value) => value.clone(),
+        EnvValue::FromHost(from) => {
+            check_grantable(from).map_err(|reason| format!("{what}: {reason}"))?;
+            host_env(from).ok_or_else(|| {
+                format!(
+                    "{what} is granted from the host's `{from}`, which is not set; set it before starting toolcell or \
+                     remove the grant"
+                )
+            })?
+        }
+    };
+    if host_secrets.iter().any(|secret| !secret.is_empty() && resolved.contains(secret.as_str())) {
+        return Err(format!(
+            "{what} would hand the tool a credential of the host itself (the server's bearer token or an exporter's \
+             headers), which no tool may be granted; grant the tool a credential of its own"
+        ));
+    }
+    if resolved.contains('\0') {
+        return Err(format!("{what} has a value containing a NUL byte"));
+    }
+    if value.is_secret() {
+        check_secret_length(what, value, &resolved)?;
+    }
+    Ok(resolved)
+}
+
 /// Host variables that hold the host's own credentials: no tool may be granted them.
 pub const RESERVED_HOST_VARIABLES: [&str; 5] = [
     "TOOLCELL_TOKEN",
@@ -285,7 +353,7 @@ pub(crate) fn check_grantable(host_variable: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn check_secret_length(name: &str, source: &EnvValue, value: &str) -> Result<(), String> {
+fn check_secret_length(what: &str, source: &EnvValue, value: &str) -> Result<(), String> {
     let chars = value.chars().count();
     if chars >= MIN_SECRET_CHARS {
         return Ok(());
@@ -295,7 +363,7 @@ fn check_secret_length(name: &str, source: &EnvValue, value: &str) -> Result<(),
         EnvValue::Fixed(_) | EnvValue::Secret(_) => "grant it as a plain value (`NAME = \"value\"`)",
     };
     Err(format!(
-        "environment variable `{name}` holds a secret of {chars} characters; secrets shorter than {MIN_SECRET_CHARS} \
+        "{what} holds a secret of {chars} characters; secrets shorter than {MIN_SECRET_CHARS} \
          characters cannot be redacted safely (they would match ordinary text in results). Use a longer secret, or, \
          if it is not secret, {plain}"
     ))
@@ -356,6 +424,7 @@ pub(crate) enum ProtectedKind {
     PolicyFile,
     CompileCache,
     CacheKey,
+    DenialsFile,
 }
 
 impl Protected {
@@ -384,6 +453,10 @@ impl Protected {
             ProtectedKind::CacheKey => {
                 format!("the compile cache's key {path}, which authenticates what the host runs")
             }
+            ProtectedKind::DenialsFile => format!(
+                "the denials file {path}, from which `toolcell policy suggest` proposes grants (a tool could write \
+                 refusals that never happened)"
+            ),
         }
     }
 }

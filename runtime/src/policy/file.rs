@@ -4,8 +4,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::access::{check_dir, check_grantable};
-use super::{CodeModePolicy, DirGrant, EnvGrant, Grants, HostPattern, Policy, PolicyError, TaskMode, check_env_name};
+use super::access::{check_dir, check_grantable, check_secrets};
+use super::egress::parse_rule;
+use super::{
+    Assertion, CodeModePolicy, DirGrant, EnvGrant, EnvValue, Grants, HostPattern, Policy, PolicyError, SecretGrant,
+    TaskMode, check_env_name,
+};
 use crate::tool::definition::is_tool_name;
 use crate::tool::limits::LimitOverrides;
 
@@ -39,15 +43,28 @@ impl Policy {
         let mut problems = Vec::new();
         let mut tools = BTreeMap::new();
         let mut code_mode = None;
+        let mut assertions = Vec::new();
         for (key, value) in document {
             if key == "code_mode" {
                 code_mode = Some(parse_code_mode(&value, &mut problems));
                 continue;
             }
+            if key == "assertions" {
+                for (i, entry) in array(&value, "", "assertions", &mut problems).iter().enumerate() {
+                    match entry.as_str().map(str::parse::<Assertion>) {
+                        Some(Ok(assertion)) => assertions.push(assertion),
+                        Some(Err(reason)) => problems.push(format!("assertions[{i}]: {reason}")),
+                        None => {
+                            problems.push(format!("assertions[{i}] must be a string such as 'deny write \"/home/**\"'"))
+                        }
+                    }
+                }
+                continue;
+            }
             if key != "tools" {
                 problems.push(format!(
                     "unknown top-level key `{key}`; grants go in `[tools.<tool name>]` tables, code mode's settings \
-                     in `[code_mode]`"
+                     in `[code_mode]`, assertions in `assertions`"
                 ));
                 continue;
             }
@@ -65,7 +82,7 @@ impl Policy {
                 }
             }
         }
-        if problems.is_empty() { Ok(Self { tools, code_mode, files: Vec::new() }) } else { Err(problems) }
+        if problems.is_empty() { Ok(Self { tools, code_mode, files: Vec::new(), assertions }) } else { Err(problems) }
     }
 }
 
@@ -84,6 +101,29 @@ fn parse_grants(table: &toml::Table, base: &Path, at: &str, problems: &mut Vec<S
                     }
                 }
             }
+            "http" => {
+                for (i, entry) in array(value, at, key, problems).iter().enumerate() {
+                    let at = format!("{at} http[{i}]");
+                    match entry.as_table() {
+                        Some(table) => grants.http.extend(parse_rule(table, &at, problems)),
+                        None => problems.push(format!(
+                            "{at} must be a table such as {{ host = \"api.github.com\", methods = [\"GET\"] }}"
+                        )),
+                    }
+                }
+            }
+            "secrets" => match value.as_table() {
+                Some(secrets) => {
+                    for (name, value) in secrets {
+                        if let Some(secret) = parse_secret(name, value, &format!("{at} secrets.{name}"), problems) {
+                            grants.secrets.push(secret);
+                        }
+                    }
+                }
+                None => problems.push(format!(
+                    "{at} secrets must be a table of NAME = {{ from_host = \"HOST_NAME\" }} or NAME = {{ secret = \"value\" }}"
+                )),
+            },
             "dirs" => {
                 for (i, entry) in array(value, at, key, problems).iter().enumerate() {
                     if let Some(dir) = parse_dir(entry, base, &format!("{at} dirs[{i}]"), problems) {
@@ -131,10 +171,12 @@ fn parse_grants(table: &toml::Table, base: &Path, at: &str, problems: &mut Vec<S
                 None => problems.push(format!("{at} limits must be a table such as {{ timeout_ms = 10000 }}")),
             },
             _ => problems.push(format!(
-                "{at} has an unknown key `{key}`; expected allow_hosts, dirs, env, call_tools, approve, task or limits"
+                "{at} has an unknown key `{key}`; expected allow_hosts, http, secrets, dirs, env, call_tools, approve, task or \
+                 limits"
             )),
         }
     }
+    check_secrets(&grants, at, problems);
     let mut guest_paths = std::collections::BTreeSet::new();
     for dir in &grants.dirs {
         if !guest_paths.insert(dir.guest.as_str()) {
@@ -180,7 +222,7 @@ fn array<'a>(value: &'a toml::Value, at: &str, key: &str, problems: &mut Vec<Str
     match value.as_array() {
         Some(array) => array,
         None => {
-            problems.push(format!("{at} {key} must be an array"));
+            problems.push(format!("{at} {key} must be an array").trim_start().to_owned());
             &[]
         }
     }
@@ -224,36 +266,52 @@ fn parse_env(name: &str, value: &toml::Value, at: &str, problems: &mut Vec<Strin
         problems.push(format!("{at}: {reason}"));
         return None;
     }
-    let grant = match value {
-        toml::Value::String(fixed) => EnvGrant::fixed(name, fixed.clone()),
-        toml::Value::Table(table) if table.len() == 1 => match table.iter().next() {
-            Some((key, toml::Value::String(secret))) if key == "secret" => EnvGrant::secret(name, secret.clone()),
-            Some((key, toml::Value::String(from))) if key == "from_host" => {
-                if let Err(reason) = check_grantable(from) {
-                    problems.push(format!("{at}: {reason}"));
-                    return None;
-                }
-                if std::env::var_os(from).is_none() {
-                    problems.push(format!(
-                        "{at}: the host environment has no variable `{from}`; set it or remove the grant"
-                    ));
-                    return None;
-                }
-                EnvGrant::from_host(name, from)
-            }
-            _ => {
-                problems.push(format!("{at} must be {{ from_host = \"HOST_NAME\" }} or {{ secret = \"value\" }}"));
+    if let toml::Value::String(fixed) = value {
+        return Some(EnvGrant::fixed(name, fixed.clone()));
+    }
+    let value = parse_secret_value(value, at, problems, "a string (a plain value), ")?;
+    Some(EnvGrant { name: name.to_owned(), value })
+}
+
+/// `NAME = { secret = "…" }` or `NAME = { from_host = "…" }` of `[tools.<tool>.secrets]`.
+fn parse_secret(name: &str, value: &toml::Value, at: &str, problems: &mut Vec<String>) -> Option<SecretGrant> {
+    if name.is_empty()
+        || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        || name.starts_with(|c: char| c.is_ascii_digit())
+    {
+        problems.push(format!("{at}: a secret's name is letters, digits and `_`, not starting with a digit"));
+        return None;
+    }
+    let value = parse_secret_value(value, at, problems, "")?;
+    Some(SecretGrant { name: name.to_owned(), value })
+}
+
+/// A secret's source: `{ secret = "…" }` or `{ from_host = "…" }` (a variable the host has).
+fn parse_secret_value(value: &toml::Value, at: &str, problems: &mut Vec<String>, plain: &str) -> Option<EnvValue> {
+    let expected = || format!("{at} must be {plain}{{ secret = \"value\" }} or {{ from_host = \"HOST_NAME\" }}");
+    let toml::Value::Table(table) = value else {
+        problems.push(expected());
+        return None;
+    };
+    match table.iter().next().filter(|_| table.len() == 1) {
+        Some((key, toml::Value::String(secret))) if key == "secret" => Some(EnvValue::Secret(secret.clone())),
+        Some((key, toml::Value::String(from))) if key == "from_host" => {
+            if let Err(reason) = check_grantable(from) {
+                problems.push(format!("{at}: {reason}"));
                 return None;
             }
-        },
-        _ => {
-            problems.push(format!(
-                "{at} must be a string (a plain value), {{ secret = \"value\" }} or {{ from_host = \"HOST_NAME\" }}"
-            ));
-            return None;
+            if std::env::var_os(from).is_none() {
+                problems
+                    .push(format!("{at}: the host environment has no variable `{from}`; set it or remove the grant"));
+                return None;
+            }
+            Some(EnvValue::FromHost(from.clone()))
         }
-    };
-    Some(grant)
+        _ => {
+            problems.push(expected());
+            None
+        }
+    }
 }
 
 fn parse_limits(table: &toml::Table, at: &str, problems: &mut Vec<String>) -> LimitOverrides {

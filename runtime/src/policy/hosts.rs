@@ -46,11 +46,15 @@ impl Scheme {
 impl HostPattern {
     /// Whether a request to `scheme://host:port` matches this entry. `host` is lower-case,
     /// without brackets or a trailing dot.
-    pub(crate) fn matches(&self, scheme: Scheme, host: &str, port: u16) -> bool {
+    #[cfg(test)]
+    fn matches(&self, scheme: Scheme, host: &str, port: u16) -> bool {
+        self.port.unwrap_or(scheme.default_port()) == port && self.matches_name(scheme, host)
+    }
+
+    /// Whether a request to `scheme://host` matches this entry, whatever the port. `host` is
+    /// lower-case, without brackets or a trailing dot.
+    pub(crate) fn matches_name(&self, scheme: Scheme, host: &str) -> bool {
         if self.scheme.is_some_and(|wanted| wanted != scheme) {
-            return false;
-        }
-        if self.port.unwrap_or(scheme.default_port()) != port {
             return false;
         }
         match &self.host {
@@ -64,12 +68,21 @@ impl HostPattern {
         }
     }
 
-    /// Whether this entry names `ip` itself (not through a name) for `scheme` and `port`: what
-    /// a request needs to reach a loopback, private or link-local address.
-    pub(crate) fn names_address(&self, scheme: Scheme, ip: IpAddr, port: u16) -> bool {
+    /// Whether this entry names `ip` itself (not through a name) for `scheme`, whatever the
+    /// port: what a request needs to reach a loopback, private or link-local address.
+    pub(crate) fn names_ip(&self, scheme: Scheme, ip: IpAddr) -> bool {
         matches!(self.host, HostMatch::Ip(named) if canonical_address(named) == ip)
             && self.scheme.is_none_or(|wanted| wanted == scheme)
-            && self.port.unwrap_or(scheme.default_port()) == port
+    }
+
+    /// The port the entry names, if it names one.
+    pub(crate) fn port(&self) -> Option<u16> {
+        self.port
+    }
+
+    /// The scheme the entry is restricted to, if it names one.
+    pub(crate) fn scheme(&self) -> Option<Scheme> {
+        self.scheme
     }
 
     /// The entry as written.
@@ -185,6 +198,67 @@ fn check_domain(domain: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Hosts named in a policy assertion: `*` (every host), `*.internal` (every subdomain),
+/// `api.github.com` or an address. A port, if written, is ignored: assertions are about
+/// hosts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostGlob {
+    text: String,
+    host: Option<HostMatch>,
+}
+
+impl HostGlob {
+    /// Whether some host `pattern` allows is one this glob names.
+    pub(crate) fn overlaps(&self, pattern: &HostPattern) -> bool {
+        let Some(glob) = &self.host else { return true };
+        match (glob, &pattern.host) {
+            (HostMatch::Name(name), HostMatch::Name(other)) => name == other,
+            (HostMatch::Name(name), HostMatch::Subdomains(domain)) => is_below(name, domain),
+            (HostMatch::Subdomains(domain), HostMatch::Name(name)) => is_below(name, domain),
+            (HostMatch::Subdomains(a), HostMatch::Subdomains(b)) => a == b || is_below(a, b) || is_below(b, a),
+            (HostMatch::Ip(ip), HostMatch::Ip(other)) => canonical_address(*ip) == canonical_address(*other),
+            (HostMatch::Ip(_), _) | (_, HostMatch::Ip(_)) => false,
+        }
+    }
+
+    /// Whether every host `pattern` allows is one this glob names.
+    pub(crate) fn covers(&self, pattern: &HostPattern) -> bool {
+        let Some(glob) = &self.host else { return true };
+        match (glob, &pattern.host) {
+            (HostMatch::Subdomains(domain), HostMatch::Subdomains(other)) => other == domain || is_below(other, domain),
+            _ => self.overlaps(pattern) && !matches!(pattern.host, HostMatch::Subdomains(_)),
+        }
+    }
+
+    /// The glob as written.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+}
+
+/// Whether `name` is a subdomain of `domain`.
+fn is_below(name: &str, domain: &str) -> bool {
+    name.strip_suffix(domain).is_some_and(|rest| rest.ends_with('.') && rest.len() > 1)
+}
+
+impl FromStr for HostGlob {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        if text == "*" {
+            return Ok(Self { text: text.to_owned(), host: None });
+        }
+        let pattern: HostPattern = text.parse()?;
+        Ok(Self { text: text.to_owned(), host: Some(pattern.host) })
+    }
+}
+
+impl fmt::Display for HostGlob {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
 /// The address itself, or the IPv4 address an IPv6 spelling stands for.
 pub(crate) fn canonical_address(ip: IpAddr) -> IpAddr {
     match ip {
@@ -233,6 +307,23 @@ mod tests {
         assert!(pattern("[::1]:3000").matches(Scheme::Http, "::1", 3000));
         assert!(pattern("localhost:3000").matches(Scheme::Http, "localhost", 3000));
         assert!(!pattern("localhost:3000").matches(Scheme::Http, "127.0.0.1", 3000));
+    }
+
+    #[test]
+    fn globs_overlap_and_cover_patterns() {
+        let glob = |text: &str| text.parse::<HostGlob>().expect("glob");
+        let internal = glob("*.internal");
+        assert!(internal.overlaps(&pattern("db.internal")) && internal.covers(&pattern("db.internal")));
+        assert!(internal.overlaps(&pattern("*.corp.internal")) && internal.covers(&pattern("*.corp.internal")));
+        assert!(internal.overlaps(&pattern("*.internal")) && internal.covers(&pattern("*.internal")));
+        assert!(!internal.overlaps(&pattern("internal")) && !internal.overlaps(&pattern("example.com")));
+        assert!(!internal.overlaps(&pattern("10.0.0.1")));
+        let api = glob("api.github.com");
+        assert!(api.overlaps(&pattern("*.github.com")) && !api.covers(&pattern("*.github.com")));
+        assert!(api.covers(&pattern("https://api.github.com:8443")));
+        assert!(glob("*").covers(&pattern("*.com")));
+        assert!(glob("*.a.internal").overlaps(&pattern("*.internal")));
+        assert!(glob("[::ffff:10.0.0.1]").overlaps(&pattern("10.0.0.1")));
     }
 
     #[test]

@@ -8,13 +8,17 @@
 //! Secrets granted to tools never reach a log: [`RedactingWriter`] replaces them with
 //! [`REDACTED`] in every line written through it.
 
-// `hosts` matches HTTP requests against allow-list entries, `file` reads policy files, and
-// `access` resolves a tool's grants into what its calls get.
+// `hosts` and `paths` match a request's origin and path, `egress` holds HTTP rules and the
+// secrets they send, `file` reads policy files, and `access` resolves a tool's grants into
+// what its calls get.
 
 mod access;
+mod assertion;
 mod code_mode;
+mod egress;
 mod file;
 mod hosts;
+mod paths;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -25,9 +29,15 @@ use serde::{Deserialize, Serialize};
 
 pub(crate) use self::access::{Access, GrantedDir, OpenDir, Protected, ProtectedKind, exposes, overlapping_grants};
 pub use self::access::{MIN_SECRET_CHARS, RESERVED_HOST_VARIABLES};
+pub use self::assertion::Assertion;
+pub(crate) use self::assertion::Claim;
 pub use self::code_mode::{CodeModePolicy, DEFAULT_PROGRAM_TOOL};
-pub use self::hosts::HostPattern;
+pub(crate) use self::egress::{Egress, ResolvedRule, host_grant, percent_encode, placeholders};
+pub use self::egress::{HeaderTemplate, HttpRule, SuggestedRule};
+pub use self::hosts::{HostGlob, HostPattern};
 pub(crate) use self::hosts::{Scheme, canonical_address};
+pub use self::paths::PathPattern;
+pub(crate) use self::paths::RequestPath;
 pub use crate::redact::{REDACTED, RedactingWriter};
 use crate::tool::limits::LimitOverrides;
 
@@ -38,8 +48,14 @@ pub const POLICY_FILE: &str = "toolcell.toml";
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct Grants {
-    /// Hosts the tool may send HTTP requests to.
+    /// Hosts the tool may send HTTP requests to, any method, any path.
     pub allow_hosts: Vec<HostPattern>,
+    /// HTTP rules (`[[tools.<tool>.http]]`), by host, port, method and path, with headers the
+    /// host adds; checked in order, before `allow_hosts`.
+    pub http: Vec<HttpRule>,
+    /// Secrets the host sends for the tool on the requests of rules that name them; never
+    /// in the tool's environment.
+    pub secrets: Vec<SecretGrant>,
     /// Host directories preopened for the tool.
     pub dirs: Vec<DirGrant>,
     /// Environment variables the tool sees. Secret values are redacted from everything the
@@ -106,6 +122,21 @@ impl Grants {
         self
     }
 
+    /// Also allows the requests `rule` covers (checked before `allow_hosts`, after earlier
+    /// rules).
+    #[must_use]
+    pub fn http_rule(mut self, rule: HttpRule) -> Self {
+        self.http.push(rule);
+        self
+    }
+
+    /// Also holds a secret for the tool's HTTP rules to send.
+    #[must_use]
+    pub fn secret(mut self, secret: SecretGrant) -> Self {
+        self.secrets.push(secret);
+        self
+    }
+
     /// Also preopens a directory.
     #[must_use]
     pub fn dir(mut self, dir: DirGrant) -> Self {
@@ -154,6 +185,8 @@ impl Grants {
         self.approve = other.approve.or(self.approve);
         self.task = other.task.or(self.task);
         self.allow_hosts.extend(other.allow_hosts);
+        self.http.extend(other.http);
+        self.secrets.extend(other.secrets);
         self.dirs.extend(other.dirs);
         self.env.extend(other.env);
         for tool in other.call_tools {
@@ -166,7 +199,12 @@ impl Grants {
 
     /// Whether nothing beyond limits is granted.
     pub fn is_empty(&self) -> bool {
-        self.allow_hosts.is_empty() && self.dirs.is_empty() && self.env.is_empty() && self.call_tools.is_empty()
+        !self.sends_http() && self.dirs.is_empty() && self.env.is_empty() && self.call_tools.is_empty()
+    }
+
+    /// Whether the tool may send any HTTP request (an `allow_hosts` entry or an `http` rule).
+    pub fn sends_http(&self) -> bool {
+        !self.allow_hosts.is_empty() || !self.http.is_empty()
     }
 }
 
@@ -308,6 +346,30 @@ fn check_env_name(name: &str) -> Result<(), String> {
     }
 }
 
+/// A secret the host holds for a tool's HTTP rules (`[tools.<tool>.secrets]`): sent only on
+/// the requests of rules that name it, never in the tool's environment, memory or results.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct SecretGrant {
+    /// The name rules use in placeholders: `{secret:NAME}`.
+    pub name: String,
+    /// Where the value comes from: the policy (`{ secret = "…" }`) or the host's environment
+    /// (`{ from_host = "…" }`). A plain value is refused: it would not be a secret.
+    pub value: EnvValue,
+}
+
+impl SecretGrant {
+    /// A secret written in the policy.
+    pub fn value(name: impl Into<String>, value: impl Into<String>) -> Self {
+        Self { name: name.into(), value: EnvValue::Secret(value.into()) }
+    }
+
+    /// The host's value of `from`, under the name `name`.
+    pub fn from_host(name: impl Into<String>, from: impl Into<String>) -> Self {
+        Self { name: name.into(), value: EnvValue::FromHost(from.into()) }
+    }
+}
+
 /// Grants per tool name, usually read from a tools folder's `toolcell.toml`:
 ///
 /// ```toml
@@ -331,6 +393,8 @@ pub struct Policy {
     code_mode: Option<CodeModePolicy>,
     /// The files it was read from: no tool may be granted a directory that holds one.
     files: Vec<PathBuf>,
+    /// What `toolcell policy check` proves (the `assertions` key).
+    assertions: Vec<Assertion>,
 }
 
 /// Why a policy could not be used. Every problem is listed, each naming the file, the
@@ -388,6 +452,13 @@ impl Policy {
                 self.files.push(file);
             }
         }
+        self.assertions.extend(other.assertions);
+    }
+
+    /// The assertions the policy makes about itself (`assertions = ['deny write "/home/**"']`),
+    /// which [`Self::check`] proves.
+    pub fn assertions(&self) -> &[Assertion] {
+        &self.assertions
     }
 
     /// The policy files this policy was read from ([`Self::from_file`]), merged ones
@@ -471,7 +542,7 @@ pub fn missing_grants(requested: &RequestedCapabilities, uses_http: bool, grants
             missing.push(MissingGrant::Directory { guest_path: directory.guest_path.clone() });
         }
     }
-    if (uses_http || !requested.http_hosts.is_empty()) && grants.allow_hosts.is_empty() {
+    if (uses_http || !requested.http_hosts.is_empty()) && !grants.sends_http() {
         missing.push(MissingGrant::Hosts { requested: requested.http_hosts.clone() });
     }
     for name in &requested.env {

@@ -237,7 +237,7 @@ impl Runtime {
             });
         }
         // The recorded limits, never above what this runtime gives the tool.
-        if !record.observed.http.is_empty() && entry.grants.allow_hosts.is_empty() {
+        if !record.observed.http.is_empty() && !entry.grants.sends_http() {
             return Err(ReplayError::NeedsHttp { tool: record.tool.clone() });
         }
         let limits = runner.call_limits(entry, &LimitOverrides::all_of(&record.limits), false);

@@ -316,6 +316,7 @@ fn host_failure(err: &wasmtime::Error) -> Option<CallError> {
             request: None,
             reason: "this tool has no HTTP access here: the operator has not granted it any hosts".into(),
             grant: None,
+            rule: None,
             allowed: Vec::new(),
         });
     }

@@ -87,6 +87,9 @@ pub enum HttpAnswer {
         /// The `allow_hosts` entry that would allow it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         grant: Option<String>,
+        /// The narrowest rule that would allow it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rule: Option<String>,
         /// Whether it was refused for too many requests in flight.
         #[serde(default)]
         in_flight: bool,

@@ -139,7 +139,7 @@ impl Sandbox {
             http,
             files: OpenFiles::new(network.file_slots.clone()),
             gate: HttpGate::new(
-                access.allow_hosts.clone(),
+                access.egress.clone(),
                 limits.max_http_response_bytes,
                 network.resolver.clone(),
                 network.request_slots.clone(),

@@ -104,10 +104,15 @@ pub enum CallError {
         request: Option<String>,
         /// Which rule refused it, in words.
         reason: String,
-        /// The `allow_hosts` entry that would allow it, when one would.
+        /// The `allow_hosts` entry that would allow it, when no rule names its host.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         grant: Option<String>,
-        /// The tool's allow-list.
+        /// For the operator: the narrowest `http` rule that would allow it, an inline table
+        /// such as `{ host = "api.github.com", methods = ["DELETE"], paths = ["/repos/*/issues/*"] }`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rule: Option<String>,
+        /// What the tool may reach, one entry per rule (`example.com`, or
+        /// `GET, POST api.github.com under /repos/*/issues`).
         allowed: Vec<String>,
     },
     /// An HTTP response body was larger than the tool may read, and the call did not succeed.
@@ -305,8 +310,8 @@ impl CallError {
                     redactor.text(&mut violation.message);
                 }
             }
-            Self::HttpDenied { request, reason, grant, .. } => {
-                for text in request.iter_mut().chain(grant.iter_mut()).chain([reason]) {
+            Self::HttpDenied { request, reason, grant, rule, .. } => {
+                for text in request.iter_mut().chain(grant.iter_mut()).chain(rule.iter_mut()).chain([reason]) {
                     redactor.text(text);
                 }
             }
@@ -399,7 +404,7 @@ impl fmt::Display for CallError {
                 "The tool returned an invalid result: {reason}. This is a bug in the tool; \
                  try a different approach or another tool."
             ),
-            Self::HttpDenied { request, reason, grant, allowed } => {
+            Self::HttpDenied { request, reason, grant, allowed, .. } => {
                 match request {
                     Some(request) => write!(f, "The host refused the tool's request `{request}`: {reason}.")?,
                     None => write!(f, "The tool tried to make an HTTP request, but {reason}.")?,
@@ -411,7 +416,9 @@ impl fmt::Display for CallError {
                          tool for HTTP again; tell the user or use another tool."
                     )?;
                 } else {
-                    write!(f, " This tool may reach {}; use a URL there.", code_list(allowed))?;
+                    let next =
+                        if grant.is_some() { "use a URL there" } else { "use a URL and method one of them allows" };
+                    write!(f, " This tool may reach {}; {next}.", code_list(allowed))?;
                 }
                 match grant {
                     Some(grant) => write!(

@@ -1,17 +1,22 @@
 //! Outbound HTTP for tools granted hosts (`wasi:http/outgoing-handler`). Every request is
 //! checked before anything leaves the host:
 //!
-//! 1. the URL: scheme, host and port against the tool's allow-list (no user info);
+//! 1. the request: scheme, host, port, method and normalized path against the tool's egress
+//!    rules (no user info); the first rule that allows it adds its headers and fills the
+//!    tool's placeholders for its secrets ([`inject`]);
 //! 2. the number of requests in flight, for the call and for the whole host;
 //! 3. the addresses the host resolves the name to: a name may reach public addresses only.
 //!
 //! The connection then goes to the address that was checked, never through a second lookup.
-//! The guest never resolves names or opens sockets itself. Response bodies are capped.
+//! The guest never resolves names or opens sockets itself. Response bodies are capped, and a
+//! response to a request that carried a secret has it redacted before the guest reads it.
 
 mod address;
 mod body;
 mod connect;
+mod inject;
 mod recorded;
+mod redacting;
 
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
@@ -23,7 +28,7 @@ use wasmtime_wasi_http::{Error, RequestOptions, WasiBody, WasiHttpHooks};
 
 use self::body::CappedBody;
 use self::connect::Destination;
-use crate::policy::{HostPattern, Scheme};
+use crate::policy::{Egress, RequestPath, Scheme, host_grant};
 use crate::redact::Redactor;
 use crate::sandbox::journal::{HttpAnswer, HttpExchange, HttpReplay, Journal};
 
@@ -43,23 +48,55 @@ pub(crate) struct DeniedRequest {
     pub(crate) reason: String,
     /// The `allow_hosts` entry that would allow it, when one would.
     pub(crate) grant: Option<String>,
+    /// The narrowest rule that would allow it (`{ host = …, methods = […], paths = […] }`).
+    pub(crate) rule: Option<String>,
 }
+
+impl DeniedRequest {
+    fn new(request: String, reason: String) -> Self {
+        Self { request, reason, grant: None, rule: None }
+    }
+}
+
+/// How many of one call's refused requests are kept, logged and written to a denials file;
+/// past it they are only counted. A tool that loops on refused requests would otherwise make
+/// the host hold (and log) one entry per request until the call's deadline.
+pub(crate) const MAX_KEPT_DENIALS: usize = 64;
 
 /// What the HTTP requests of one call ran into, shared with the request futures.
 #[derive(Debug, Default)]
 pub(crate) struct HttpEvents {
-    denied: Mutex<Vec<DeniedRequest>>,
+    denied: Mutex<Denials>,
     response_capped: AtomicBool,
 }
 
+#[derive(Debug, Default)]
+struct Denials {
+    kept: Vec<DeniedRequest>,
+    count: u64,
+}
+
 impl HttpEvents {
-    fn deny(&self, denied: DeniedRequest) {
-        self.denied.lock().unwrap_or_else(PoisonError::into_inner).push(denied);
+    /// Keeps a refusal (up to [`MAX_KEPT_DENIALS`]); returns whether it was kept.
+    fn deny(&self, denied: DeniedRequest) -> bool {
+        let mut denials = self.denied.lock().unwrap_or_else(PoisonError::into_inner);
+        denials.count += 1;
+        let kept = denials.kept.len() < MAX_KEPT_DENIALS;
+        if kept {
+            denials.kept.push(denied);
+        }
+        kept
     }
 
     /// The first refused request, if any.
     pub(crate) fn first_denied(&self) -> Option<DeniedRequest> {
-        self.denied.lock().unwrap_or_else(PoisonError::into_inner).first().cloned()
+        self.denied.lock().unwrap_or_else(PoisonError::into_inner).kept.first().cloned()
+    }
+
+    /// The refused requests kept, and how many there were in all.
+    pub(crate) fn denied(&self) -> (Vec<DeniedRequest>, u64) {
+        let denials = self.denied.lock().unwrap_or_else(PoisonError::into_inner);
+        (denials.kept.clone(), denials.count)
     }
 
     /// Whether a response body went past its cap.
@@ -106,7 +143,7 @@ impl Default for RequestSlots {
 
 /// The wasi-http hooks of one call.
 pub(crate) struct HttpGate {
-    allow_hosts: Arc<[HostPattern]>,
+    egress: Egress,
     max_response_bytes: u64,
     resolver: Resolver,
     per_call: Arc<Semaphore>,
@@ -117,23 +154,26 @@ pub(crate) struct HttpGate {
     journal: Option<Journal>,
 }
 
-/// A request that passed the URL check.
+/// A request that passed the rules.
 struct Target {
     scheme: Scheme,
     host: String,
     port: u16,
+    /// Replaces the secrets the request carries in what its response brings back, when it
+    /// carries some.
+    carried_secrets: Option<Redactor>,
 }
 
 impl HttpGate {
     pub(crate) fn new(
-        allow_hosts: Arc<[HostPattern]>,
+        egress: Egress,
         max_response_bytes: u64,
         resolver: Resolver,
         per_runtime: RequestSlots,
         redactor: Redactor,
     ) -> Self {
         Self {
-            allow_hosts,
+            egress,
             max_response_bytes,
             resolver,
             per_call: Arc::new(Semaphore::new(MAX_REQUESTS_PER_CALL)),
@@ -157,8 +197,13 @@ impl HttpGate {
         answer: HttpAnswer,
         request: &http::Request<WasiBody>,
     ) -> Result<http::Response<WasiBody>, Error> {
-        if let HttpAnswer::Refused { request: described, reason, grant, .. } = &answer {
-            let denied = DeniedRequest { request: described.clone(), reason: reason.clone(), grant: grant.clone() };
+        if let HttpAnswer::Refused { request: described, reason, grant, rule, .. } = &answer {
+            let denied = DeniedRequest {
+                request: described.clone(),
+                reason: reason.clone(),
+                grant: grant.clone(),
+                rule: rule.clone(),
+            };
             self.refuse(denied, request.uri());
         }
         recorded::replayed_response(answer, &self.events)
@@ -171,6 +216,7 @@ impl HttpGate {
                 request: denied.request.clone(),
                 reason: denied.reason.clone(),
                 grant: denied.grant.clone(),
+                rule: denied.rule.clone(),
                 in_flight,
             };
             journal.record_http(HttpExchange { request: line.clone(), answer });
@@ -178,18 +224,17 @@ impl HttpGate {
         self.refuse(denied, uri);
     }
 
-    /// Checks a request's URL: scheme, no user info, host and port on the allow-list.
-    fn check_url(&self, request: &http::Request<WasiBody>) -> Result<Target, DeniedRequest> {
+    /// Checks a request against the tool's rules: scheme, no user info, then host, port,
+    /// method and normalized path. An allowed request goes out with its path normalized and
+    /// the headers and secrets of the rule that allowed it.
+    fn admit(&self, request: &mut http::Request<WasiBody>) -> Result<Target, DeniedRequest> {
+        let described = describe(request, &self.redactor);
+        let denied = |reason: String| DeniedRequest::new(described.clone(), reason);
         let uri = request.uri();
-        let denied = |reason: String, grant: Option<String>| DeniedRequest {
-            request: describe(request, &self.redactor),
-            reason,
-            grant,
-        };
         let scheme = match uri.scheme_str() {
             Some("http") => Scheme::Http,
             Some("https") => Scheme::Https,
-            _ => return Err(denied("only http and https requests can be allowed".into(), None)),
+            _ => return Err(denied("only http and https requests can be allowed".into())),
         };
         // `host:port@other`: the check and the connection must read the same host.
         if uri.authority().is_some_and(|authority| authority.as_str().contains('@')) {
@@ -197,18 +242,32 @@ impl HttpGate {
                 "URLs with a user name or password before the host (`user@host`) are refused; send credentials \
                  in a header instead"
                     .into(),
-                None,
             ));
         }
         let host = uri.host().unwrap_or_default().to_ascii_lowercase();
         let host = host.trim_start_matches('[').trim_end_matches(']');
         let host = host.strip_suffix('.').unwrap_or(host).to_owned();
         let port = uri.port_u16().unwrap_or(scheme.default_port());
-        if self.allow_hosts.iter().any(|pattern| pattern.matches(scheme, &host, port)) {
-            return Ok(Target { scheme, host, port });
-        }
-        let grant = grant_for(&host, port, scheme);
-        Err(denied(format!("`{}` is not on this tool's allow-list", grant), Some(grant)))
+        let path = RequestPath::normalize(uri.path()).map_err(|refused| {
+            let mut reason = refused.0;
+            self.redactor.text(&mut reason);
+            denied(reason)
+        })?;
+        let rule = self.egress.decide(request.method(), scheme, &host, port, &path).map_err(|refusal| {
+            // A host name or a path can carry a secret.
+            let mut refused = DeniedRequest {
+                grant: refusal.host_grant,
+                rule: refusal.rule.map(|rule| rule.to_string()),
+                ..denied(refusal.reason)
+            };
+            for text in refused.grant.iter_mut().chain(refused.rule.iter_mut()).chain([&mut refused.reason]) {
+                self.redactor.text(text);
+            }
+            refused
+        })?;
+        let carried = inject::apply(rule, request, &path).map_err(denied)?;
+        let carried_secrets = carried.then(|| rule.redactor.clone());
+        Ok(Target { scheme, host, port, carried_secrets })
     }
 
     /// Takes an in-flight slot for the call and for the runtime, or says which is full.
@@ -230,17 +289,20 @@ impl HttpGate {
 
     /// Records and logs a refusal.
     fn refuse(&self, denied: DeniedRequest, uri: &http::Uri) {
-        log_refusal(&self.redactor, uri);
-        self.events.deny(denied);
+        let logged = self.events.deny(denied.clone());
+        if logged {
+            log_refusal(&self.redactor, uri, &denied);
+        }
     }
 }
 
-/// Logs a refused request by its origin only, redacted: a path, a query or even a host
-/// name can carry a secret.
-fn log_refusal(redactor: &Redactor, uri: &http::Uri) {
+/// Logs a refused request by its origin only, redacted (a path, a query or even a host
+/// name can carry a secret), with the rule that would allow it for the operator.
+fn log_refusal(redactor: &Redactor, uri: &http::Uri, denied: &DeniedRequest) {
     let mut origin = format!("{}://{}", uri.scheme_str().unwrap_or("?"), uri.host().unwrap_or_default());
     redactor.text(&mut origin);
-    tracing::info!(%origin, port = uri.port_u16(), "HTTP request denied");
+    let rule = denied.rule.as_deref().map(|rule| format!("add {rule}"));
+    tracing::warn!(%origin, port = uri.port_u16(), reason = %denied.reason, rule, "HTTP request denied");
 }
 
 /// `GET https://example.com/path`, redacted and cut to [`MAX_REQUEST_BYTES`] (a cut never
@@ -250,24 +312,12 @@ fn describe(request: &http::Request<WasiBody>, redactor: &Redactor) -> String {
 }
 
 /// Whether a resolved address may be reached for `target`: public addresses always;
-/// special-purpose ones only through an entry naming the address, or `localhost`. The error
+/// special-purpose ones only through a rule naming the address, or `localhost`. The error
 /// is the address's class, in words.
-fn address_allowed(allow_hosts: &[HostPattern], target: &Target, ip: IpAddr) -> Result<(), &'static str> {
+fn address_allowed(egress: &Egress, target: &Target, ip: IpAddr) -> Result<(), &'static str> {
     let Some(class) = address::special_purpose(ip) else { return Ok(()) };
     let ip = address::canonical(ip);
-    let named = allow_hosts.iter().any(|pattern| {
-        pattern.names_address(target.scheme, ip, target.port)
-            || (ip.is_loopback()
-                && target.host == "localhost"
-                && pattern.matches(target.scheme, "localhost", target.port))
-    });
-    if named { Ok(()) } else { Err(class) }
-}
-
-/// The `allow_hosts` entry that would allow `host:port`.
-fn grant_for(host: &str, port: u16, scheme: Scheme) -> String {
-    let host = if host.contains(':') { format!("[{host}]") } else { host.to_owned() };
-    if port == scheme.default_port() { host } else { format!("{host}:{port}") }
+    if egress.names_address(target.scheme, ip, target.port, &target.host) { Ok(()) } else { Err(class) }
 }
 
 /// A request's slots; dropped when its response is read or dropped.
@@ -300,7 +350,8 @@ impl WasiHttpHooks for HttpGate {
                 HttpReplay::Diverged(how) => return Box::new(async { Err(Error::InternalError(Some(how))) }),
             }
         }
-        let target = match self.check_url(&request) {
+        let mut request = request;
+        let target = match self.admit(&mut request) {
             Ok(target) => target,
             Err(denied) => {
                 self.refuse_recorded(denied, request.uri(), line.as_ref(), false);
@@ -310,7 +361,7 @@ impl WasiHttpHooks for HttpGate {
         let slot = match self.take_slot() {
             Ok(slot) => Arc::new(slot),
             Err(reason) => {
-                let denied = DeniedRequest { request: describe(&request, &self.redactor), reason, grant: None };
+                let denied = DeniedRequest::new(describe(&request, &self.redactor), reason);
                 self.refuse_recorded(denied, request.uri(), line.as_ref(), true);
                 return Box::new(async { Err(Error::ConnectionLimitReached) });
             }
@@ -321,8 +372,9 @@ impl WasiHttpHooks for HttpGate {
             let (host, port) = (target.host.clone(), target.port);
             async move { resolver.resolve(&host, port).await }
         };
+        let carried_secrets = target.carried_secrets.clone();
         let check = AddressCheck {
-            allow_hosts: self.allow_hosts.clone(),
+            egress: self.egress.clone(),
             events: self.events.clone(),
             redactor: self.redactor.clone(),
             target,
@@ -344,6 +396,10 @@ impl WasiHttpHooks for HttpGate {
                     journal.record_http(HttpExchange { request: line.clone(), answer });
                     return Err(err);
                 }
+            };
+            let response = match carried_secrets {
+                Some(secrets) => redacting::redact_response(response, secrets),
+                None => response,
             };
             let body_slot = slot.clone();
             let response = response.map(|body| CappedBody::new(body, limit, events, body_slot).boxed());
@@ -367,7 +423,7 @@ impl WasiHttpHooks for HttpGate {
 
 /// The address check of one request, moved into its future.
 struct AddressCheck {
-    allow_hosts: Arc<[HostPattern]>,
+    egress: Egress,
     events: Arc<HttpEvents>,
     redactor: Redactor,
     target: Target,
@@ -381,7 +437,7 @@ impl AddressCheck {
         let mut allowed = Vec::new();
         let mut refused = None;
         for ip in addresses.into_iter().map(address::canonical) {
-            match address_allowed(&self.allow_hosts, target, ip) {
+            match address_allowed(&self.egress, target, ip) {
                 Ok(()) => allowed.push(SocketAddr::new(ip, target.port)),
                 Err(class) => {
                     refused.get_or_insert((ip, class));
@@ -395,11 +451,15 @@ impl AddressCheck {
         let Some((ip, class)) = refused else {
             return Err(Error::DnsError { rcode: Some("the name has no addresses".into()), info_code: None });
         };
-        let reason =
+        let mut reason =
             format!("`{}` resolves to {ip}, {class}, which a host name on the allow-list may not reach", target.host);
-        let grant = grant_for(&ip.to_string(), target.port, target.scheme);
-        log_refusal(&self.redactor, request.uri());
-        self.events.deny(DeniedRequest { request: describe(request, &self.redactor), reason, grant: Some(grant) });
+        self.redactor.text(&mut reason);
+        let grant = host_grant(&ip.to_string(), target.port, target.scheme);
+        let denied =
+            DeniedRequest { grant: Some(grant), ..DeniedRequest::new(describe(request, &self.redactor), reason) };
+        if self.events.deny(denied.clone()) {
+            log_refusal(&self.redactor, request.uri(), &denied);
+        }
         Err(Error::DestinationIpProhibited)
     }
 }
@@ -410,10 +470,12 @@ mod tests {
     use http_body_util::{BodyExt, Empty};
 
     use super::*;
+    use crate::policy::HostPattern;
 
     fn gate(patterns: &[&str]) -> HttpGate {
         let patterns: Vec<HostPattern> = patterns.iter().map(|p| p.parse().expect("pattern")).collect();
-        HttpGate::new(patterns.into(), 100, Resolver::default(), RequestSlots::default(), Redactor::default())
+        let egress = Egress::resolve(&[], &patterns, &Default::default()).expect("egress");
+        HttpGate::new(egress, 100, Resolver::default(), RequestSlots::default(), Redactor::default())
     }
 
     fn request(uri: &str) -> http::Request<WasiBody> {
@@ -421,32 +483,60 @@ mod tests {
         http::Request::get(uri).body(body).expect("request")
     }
 
+    fn admit(gate: &HttpGate, uri: &str) -> Result<http::Uri, DeniedRequest> {
+        let mut request = request(uri);
+        gate.admit(&mut request).map(|_| request.uri().clone())
+    }
+
     #[test]
     fn denials_name_the_rule_and_the_grant_that_would_allow_them() {
         let gate = gate(&["example.com", "127.0.0.1:8080"]);
-        assert!(gate.check_url(&request("https://example.com/a?b")).is_ok());
-        assert!(gate.check_url(&request("http://EXAMPLE.com./")).is_ok());
-        assert!(gate.check_url(&request("http://127.0.0.1:8080/")).is_ok());
-        let grant = |uri: &str| gate.check_url(&request(uri)).err().and_then(|denied| denied.grant);
+        assert!(admit(&gate, "https://example.com/a?b").is_ok());
+        assert!(admit(&gate, "http://EXAMPLE.com./").is_ok());
+        assert!(admit(&gate, "http://127.0.0.1:8080/").is_ok());
+        let grant = |uri: &str| admit(&gate, uri).err().and_then(|denied| denied.grant);
         assert_eq!(grant("https://evil.net/x").as_deref(), Some("evil.net"));
         assert_eq!(grant("http://example.com:8080/").as_deref(), Some("example.com:8080"));
         assert_eq!(grant("http://[::1]:9000/").as_deref(), Some("[::1]:9000"));
-        let denial = gate.check_url(&request("https://evil.net/x?q=1")).err().expect("denied");
+        let denial = admit(&gate, "https://evil.net/x?q=1").expect_err("denied");
         assert_eq!(denial.request, "GET https://evil.net/x?q=1");
         assert!(denial.reason.contains("not on this tool's allow-list"), "{}", denial.reason);
-        let userinfo = gate.check_url(&request("http://127.0.0.1:8080@example.com/")).err().expect("denied");
+        assert_eq!(denial.rule.as_deref(), Some(r#"{ host = "evil.net", methods = ["GET"], paths = ["/x"] }"#));
+        let userinfo = admit(&gate, "http://127.0.0.1:8080@example.com/").expect_err("denied");
         assert!(userinfo.reason.contains("user name or password") && userinfo.grant.is_none());
-        let long = gate.check_url(&request(&format!("https://evil.net/{}", "a".repeat(10_000)))).err().expect("denied");
+        let long = admit(&gate, &format!("https://evil.net/{}", "a".repeat(10_000))).expect_err("denied");
         assert!(long.request.len() <= MAX_REQUEST_BYTES, "{}", long.request.len());
+    }
+
+    #[test]
+    fn allowed_requests_go_out_with_their_path_normalized_and_steps_up_are_refused() {
+        let gate = gate(&["example.com"]);
+        let sent = admit(&gate, "https://example.com//a/./%7Eb/?q=%2e%2e").expect("allowed");
+        assert_eq!(sent.to_string(), "https://example.com/a/~b/?q=%2e%2e");
+        let denial = admit(&gate, "https://example.com/a/%2e%2e/etc").expect_err("refused");
+        assert!(denial.reason.contains("`..`") && denial.rule.is_none(), "{denial:?}");
+    }
+
+    #[test]
+    fn a_call_keeps_a_bounded_number_of_refusals_and_counts_the_rest() {
+        let events = HttpEvents::default();
+        for i in 0..10_000 {
+            events.deny(DeniedRequest::new(format!("GET https://evil.net/{i}"), "not allowed".into()));
+        }
+        let (kept, count) = events.denied();
+        assert_eq!((kept.len(), count), (MAX_KEPT_DENIALS, 10_000));
+        assert_eq!(events.first_denied().map(|denied| denied.request).as_deref(), Some("GET https://evil.net/0"));
     }
 
     #[test]
     fn names_reach_special_addresses_only_through_an_entry_naming_them() {
         let patterns: Vec<HostPattern> =
             ["*.example.com", "10.0.0.5", "localhost:3000"].iter().map(|p| p.parse().expect("pattern")).collect();
-        let target = |host: &str, port: u16| Target { scheme: Scheme::Http, host: host.into(), port };
+        let egress = Egress::resolve(&[], &patterns, &Default::default()).expect("egress");
+        let target =
+            |host: &str, port: u16| Target { scheme: Scheme::Http, host: host.into(), port, carried_secrets: None };
         let allowed = |host: &str, port: u16, ip: &str| {
-            address_allowed(&patterns, &target(host, port), ip.parse().expect("ip")).is_ok()
+            address_allowed(&egress, &target(host, port), ip.parse().expect("ip")).is_ok()
         };
         assert!(allowed("api.example.com", 80, "93.184.215.14"), "public");
         assert!(!allowed("api.example.com", 80, "127.0.0.1"), "loopback");
