@@ -130,6 +130,8 @@ fn init_logging(otlp: Option<&toolcell_telemetry::Otlp>) {
 async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let cache = if cli.no_cache { None } else { cli.cache_dir.clone().or_else(default_cache_dir) };
     let policy = match &cli.policy {
+        // Questions about a policy read no secret: they need not be set.
+        Some(file) if matches!(cli.command, Command::Policy { .. }) => Policy::from_file_unresolved(file)?,
         Some(file) => Policy::from_file(file)?,
         None => Policy::new(),
     };

@@ -313,8 +313,9 @@ impl RuntimeBuilder {
     }
 
     /// The policy the runtime would run under, read now: the default policy, every tools
-    /// folder's policy file over it, and the grants made in code on top. Loads no component:
-    /// for questions about the policy ([`crate::questions`]).
+    /// folder's policy file over it, and the grants made in code on top. Loads no component
+    /// and reads no `from_host` variable (they need not be set): for questions about the
+    /// policy ([`crate::questions`]).
     ///
     /// # Errors
     /// When a policy file cannot be read or is invalid.

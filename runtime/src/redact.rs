@@ -21,6 +21,10 @@ use toolcell_schema::words::truncated;
 /// What a secret is replaced with wherever the host reports text.
 pub const REDACTED: &str = "[REDACTED]";
 
+/// How much of the start of a secret, at the end of a body cut short, is redacted: fewer
+/// bytes would blank ordinary endings that happen to begin a secret.
+const MIN_PARTIAL_BYTES: usize = 4;
+
 /// Replaces known secret values with [`REDACTED`].
 #[derive(Clone, Default)]
 pub(crate) struct Redactor {
@@ -152,6 +156,33 @@ impl Redactor {
         let mut redacted = redacted?;
         redacted.extend_from_slice(&data[copied..]);
         Some(redacted)
+    }
+
+    /// Whether `data`, read case-insensitively, holds a secret: for header names, which are
+    /// lower case whatever was sent.
+    pub(crate) fn bytes_ignoring_case(&self, data: &[u8]) -> bool {
+        let data = data.to_ascii_lowercase();
+        self.secrets.iter().any(|secret| {
+            let secret = secret.to_ascii_lowercase();
+            data.windows(secret.len().max(1)).any(|window| window == secret.as_bytes())
+        })
+    }
+
+    /// Replaces a tail of `data` that is the start of a secret (at least [`MIN_PARTIAL_BYTES`]
+    /// of it) with [`REDACTED`]: the end of a body cut short.
+    pub(crate) fn redact_partial_tail(&self, data: &mut Vec<u8>) {
+        let partial = self
+            .secrets
+            .iter()
+            .filter_map(|secret| {
+                let secret = secret.as_bytes();
+                (MIN_PARTIAL_BYTES..secret.len()).rev().find(|&len| data.ends_with(&secret[..len]))
+            })
+            .max();
+        if let Some(len) = partial {
+            data.truncate(data.len() - len);
+            data.extend_from_slice(REDACTED.as_bytes());
+        }
     }
 
     /// `text` with every secret replaced.

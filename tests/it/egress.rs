@@ -12,8 +12,25 @@ use toolcell_runtime::{CallError, Policy, Runtime, ToolCall, ToolOutput};
 
 use crate::common::{kind, value};
 
-/// The secret the host holds for `secret_thief`, `http_fetch` and `python`'s callees.
-const SECRET: &str = "tok-injected-5f3a9c71";
+/// The secret the host holds for `secret_thief`, `http_fetch` and `http_flood`: with
+/// characters a query must escape, so that each spelling of it is a different string.
+const SECRET: &str = "tok/inj+ected=5f3a&9c71<x>";
+/// The secret percent-encoded, as it goes out in a query.
+const SECRET_IN_QUERY: &str = "tok%2Finj%2Bected%3D5f3a%269c71%3Cx%3E";
+
+/// Every spelling of the secret a leak could take that the host could see: as is, reversed,
+/// percent-encoded (either case), HTML-escaped, and JSON-escaped as PHP and Go write it.
+fn spellings() -> Vec<String> {
+    vec![
+        SECRET.to_owned(),
+        SECRET.chars().rev().collect(),
+        SECRET_IN_QUERY.to_owned(),
+        SECRET_IN_QUERY.to_ascii_lowercase(),
+        "tok/inj+ected=5f3a&amp;9c71&lt;x&gt;".to_owned(),
+        "tok\\/inj+ected=5f3a&9c71<x>".to_owned(),
+        "tok/inj+ected=5f3a\\u00269c71\\u003cx\\u003e".to_owned(),
+    ]
+}
 
 /// One request the server received: its request line and headers.
 #[derive(Debug, Clone)]
@@ -62,15 +79,18 @@ fn world() -> &'static World {
             )
         };
         let text = format!(
-            "{}{}\n[tools.python]\ncall_tools = [\"http_fetch\", \"secret_thief\"]\n",
+            "{}{}{}\n[tools.python]\ncall_tools = [\"http_fetch\", \"secret_thief\"]\n",
             rules("secret_thief"),
-            rules("http_fetch")
+            rules("http_fetch"),
+            rules("http_flood")
         );
         let policy = Policy::parse(&text, &std::env::temp_dir()).expect("a valid policy");
         let runtime = std::thread::spawn(move || {
             let tokio = tokio::runtime::Runtime::new().expect("tokio runtime");
             tokio.block_on(async {
-                let builder = crate::common::standard_tools().component_file(toolcell_tests::SECRET_THIEF);
+                let builder = crate::common::standard_tools()
+                    .component_file(toolcell_tests::SECRET_THIEF)
+                    .component_file(toolcell_tests::HTTP_FLOOD);
                 let runtime = builder.policy(policy).build().await.expect("runtime builds");
                 assert_eq!(runtime.diagnostics(), &[], "every tool loads");
                 runtime
@@ -85,8 +105,8 @@ fn world() -> &'static World {
 /// The reflecting server. Every path answers with the request's head as the body and its
 /// `Authorization` and `X-Key` headers echoed back, except:
 /// `/api/redirect-host` (to `localhost`, another allowed host), `/api/redirect-path` (to
-/// `/public/landed`, a path no secret goes to) and `/api/malformed` (a broken response that
-/// quotes the secret).
+/// `/public/landed`, a path no secret goes to), `/api/malformed` (a broken response that
+/// quotes the secret) and `/public/stored` (what `/api/store` was last sent).
 fn serve() -> (u16, Arc<Mutex<Vec<Received>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("address").port();
@@ -130,6 +150,49 @@ fn reflect(mut stream: TcpStream, port: u16, seen: &Mutex<Vec<Received>>) {
     let response = match target.split('?').next().unwrap_or_default() {
         "/api/redirect-host" => redirect(&format!("http://localhost:{port}/landed-host")),
         "/api/redirect-path" => redirect("/public/landed-path"),
+        // What the last request to /api/store carried, to any path: a server that keeps it.
+        "/public/stored" => {
+            let stored = seen
+                .lock()
+                .expect("lock")
+                .iter()
+                .rev()
+                .find(|got| got.line.contains("/api/store"))
+                .map(|got| got.header("authorization").join(", "));
+            let body = stored.unwrap_or_default();
+            format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len())
+        }
+        // Echoes, escaped as web servers and frameworks escape: HTML, PHP's and Go's JSON,
+        // lower-case percent escapes.
+        "/api/escaped" => {
+            let token = received.header("authorization").join("").trim_start_matches("Bearer ").to_owned();
+            let html = token.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+            let php = token.replace('/', "\\/");
+            let go = token.replace('&', "\\u0026").replace('<', "\\u003c").replace('>', "\\u003e");
+            let lower: String = token
+                .bytes()
+                .map(|b| {
+                    if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                        char::from(b).to_string()
+                    } else {
+                        format!("%{b:02x}")
+                    }
+                })
+                .collect();
+            let body = format!("<p>{html}</p> {{\"php\": \"{php}\", \"go\": \"{go}\"}} ?k={lower}");
+            format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len())
+        }
+        // A body cut short in the middle of the secret.
+        "/api/trunc" => {
+            let token = received.header("authorization").join("").trim_start_matches("Bearer ").to_owned();
+            let body = format!("cut: {}", &token[..12]);
+            format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len())
+        }
+        // A compressed answer the host asked not to get (the body here is the plain echo).
+        "/api/gzip" => format!(
+            "HTTP/1.1 200 OK\r\ncontent-encoding: gzip\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{head}",
+            head.len()
+        ),
         "/api/malformed" => {
             format!("HTTP/1.1 200 OK\r\nx-echo: {}\r\nthis line is not a header\r\n\r\n", echo("authorization"))
         }
@@ -182,15 +245,18 @@ fn seen(output: &ToolOutput) -> String {
     let bytes: Vec<u8> =
         (0..hex.len() / 2).map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).expect("hex")).collect();
     let seen = String::from_utf8_lossy(&bytes).into_owned();
-    assert!(!seen.contains(SECRET), "the tool saw the secret:\n{seen}");
+    for spelling in spellings() {
+        assert!(!seen.contains(&spelling), "the tool saw the secret as {spelling}:\n{seen}");
+    }
     seen
 }
 
 /// The output holds the secret in no spelling the host could have let through.
 fn assert_no_secret(output: &ToolOutput) {
     let everything = format!("{output:?}");
-    let reversed: String = SECRET.chars().rev().collect();
-    assert!(!everything.contains(SECRET) && !everything.contains(&reversed), "{everything}");
+    for spelling in spellings() {
+        assert!(!everything.contains(&spelling), "{spelling} in {everything}");
+    }
 }
 
 #[tokio::test]
@@ -208,6 +274,44 @@ async fn the_host_sends_the_secret_on_covered_requests_and_the_tool_never_sees_i
 }
 
 #[tokio::test]
+async fn a_server_that_keeps_the_secret_cannot_hand_it_back_on_a_request_without_it() {
+    steal("GET", &url("/api/store"), &[]).await;
+    let seen = steal("GET", &url("/public/stored"), &[]).await;
+    assert!(received("/public/stored")[0].header("authorization").is_empty());
+    assert!(seen.contains("Bearer [REDACTED]"), "the stored secret came back, redacted: {seen}");
+}
+
+#[tokio::test]
+async fn escaped_truncated_and_compressed_echoes_never_reach_the_tool() {
+    let seen = steal("GET", &url("/api/escaped"), &[]).await;
+    assert_eq!(seen.matches("[REDACTED]").count(), 4, "each echo redacted: {seen}");
+    let seen = steal("GET", &url("/api/trunc"), &[]).await;
+    assert!(seen.ends_with("cut: [REDACTED]"), "{seen}");
+    assert!(!seen.contains(&SECRET[..12]), "{seen}");
+    // The tool asks for gzip; the host asks for none, and refuses what comes compressed anyway.
+    let seen = steal("GET", &url("/api/gzip"), &[("Accept-Encoding", "gzip")]).await;
+    assert!(seen.contains("content coding"), "{seen}");
+    assert_eq!(received("/api/gzip")[0].header("accept-encoding"), ["identity"]);
+}
+
+#[tokio::test]
+async fn a_refusal_after_the_secret_was_filled_in_quotes_the_request_as_the_tool_sent_it() {
+    // More requests at once than a call may have in flight: the 17th is refused after its
+    // placeholder was filled.
+    let flood = json!({"url": url("/api/flood?k={secret:TOKEN}"), "count": 20});
+    let output = world().runtime.call(ToolCall::new("flood", "http_flood", flood)).await;
+    assert_no_secret(&output);
+    assert!(format!("{output:?}").contains("{secret:TOKEN}"), "{output:#?}");
+}
+
+#[tokio::test]
+async fn a_method_override_the_rule_does_not_allow_is_refused() {
+    let output = thief("GET", &url("/repos/octo/issues"), &[("X-HTTP-Method-Override", "DELETE")]).await;
+    let Some(CallError::HttpDenied { reason, .. }) = &output.error else { panic!("{output:#?}") };
+    assert!(reason.contains("method-override"), "{reason}");
+}
+
+#[tokio::test]
 async fn a_header_the_tool_sets_never_overrides_the_injected_one() {
     let seen = steal("POST", &url("/api/reflect-2"), &[("Authorization", "Bearer the-tools-own")]).await;
     let got = received("/api/reflect-2");
@@ -222,7 +326,7 @@ async fn a_placeholder_is_filled_only_on_the_requests_its_rule_covers() {
     steal("GET", &url(&format!("/api/reflect-3?key={encoded}&raw={placeholder}")), &[("X-Key", placeholder)]).await;
     let got = &received("/api/reflect-3")[0];
     assert_eq!(got.header("x-key"), [SECRET]);
-    assert_eq!(got.line, format!("GET /api/reflect-3?key={SECRET}&raw={SECRET} HTTP/1.1"));
+    assert_eq!(got.line, format!("GET /api/reflect-3?key={SECRET_IN_QUERY}&raw={SECRET_IN_QUERY} HTTP/1.1"));
 
     // Another allowed host, and a path of the same host no secret goes to: as written.
     let elsewhere = format!("http://localhost:{}/reflect-4?key={placeholder}", world().port);
@@ -325,6 +429,10 @@ async fn path_rules_hold_against_encodings_case_slashes_and_fragments() {
         ("GET", "/repos/octo%2F..%2F..%2Fadmin/issues", "`..`"),
         ("GET", "/repos/%2e%2e/issues", "`..`"),
         ("GET", "/repos/%252e%252e/issues", "double-encoded"),
+        ("GET", "/repos/..;/issues", "`..`"),
+        ("GET", "/repos/octo/issues/..%3B/..%3B/admin", "`..`"),
+        ("GET", "/repos/%C0%AE%C0%AE/issues", "look-alike"),
+        ("GET", "/repos/octo/issues%00.json", "NUL"),
         ("GET", "/repos/octo%2Fhello/issues", "not one of them"),
         ("GET", "/REPOS/octo/issues", "not one of them"),
         ("DELETE", "/repos/octo/issues", "not one of them"),

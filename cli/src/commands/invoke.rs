@@ -92,13 +92,13 @@ pub(crate) fn operator_hints(runtime: &Runtime, tool: &str, error: Option<&CallE
     let (Some(requested), Some(granted)) = (runtime.requested(tool), runtime.grants(tool)) else { return Vec::new() };
     let mut hints = Vec::new();
     if let Some(CallError::HttpDenied { grant, rule, .. }) = error {
-        match (grant, rule) {
-            (Some(grant), _) => hints.push(format!("to allow any request to this host, add `--allow-host {grant}`")),
-            (None, None) => {
+        match grant {
+            Some(grant) => hints.push(format!("to allow any request to this host, add `--allow-host {grant}`")),
+            None if !granted.sends_http() => {
                 hints
                     .push(format!("`{tool}` has no HTTP grant: allow the hosts it may reach with `--allow-host HOST`"));
             }
-            (None, Some(_)) => {}
+            None => {}
         }
         if let Some(rule) = rule {
             hints.push(format!("to allow only requests like this one, add the rule {rule} to `[[tools.{tool}.http]]`"));

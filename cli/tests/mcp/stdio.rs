@@ -421,3 +421,54 @@ async fn a_call_with_a_progress_token_streams_what_the_program_prints_before_its
     assert!(progress.iter().all(|(at, _)| *at < result), "progress comes before the result: {replies:#?}");
     assert_eq!(replies[result]["result"]["structuredContent"]["stdout"], "step 1\nstep 2\n");
 }
+
+/// `serve --denials FILE`: a refused request is written there, and logged at `warn` with the
+/// narrowest rule that would allow it; the secret the host sends for the tool is in neither.
+#[tokio::test]
+async fn a_refused_request_is_logged_with_the_rule_that_would_allow_it_and_written_to_the_denials_file() {
+    let secret = "denials-secret-4c1e9b";
+    let dir = ToolsDir::with("denials", &[]);
+    std::fs::write(
+        dir.path().join("toolcell.toml"),
+        format!(
+            "[tools.http_fetch.secrets]\nTOKEN = {{ secret = \"{secret}\" }}\n[[tools.http_fetch.http]]\nhost = \
+             \"http://127.0.0.1:9\"\nmethods = [\"GET\"]\npaths = [\"/api/**\"]\nheaders = {{ Authorization = \
+             \"Bearer {{secret:TOKEN}}\" }}\n"
+        ),
+    )
+    .unwrap();
+    let denials = dir.path().join("../denials-serve.jsonl");
+    let _ = std::fs::remove_file(&denials);
+    let lines = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "file", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "http_fetch", "arguments": {"url": "http://127.0.0.1:9/admin/users"}}}),
+    ];
+    let requests = dir.path().join("../denials-requests.jsonl");
+    std::fs::write(&requests, lines.iter().map(Value::to_string).collect::<Vec<_>>().join("\n") + "\n").unwrap();
+    let child = serve_command(&["--tools-dir", dir.path().to_str().unwrap(), "--denials", denials.to_str().unwrap()])
+        .env("TOOLCELL_LOG", "warn")
+        .stdin(std::fs::File::open(&requests).unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output()).await.unwrap().unwrap();
+    assert!(output.status.success(), "{}", output.status);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("http_denied"), "{stdout}");
+    let log = String::from_utf8_lossy(&output.stderr);
+    let rule = r#"{ host = \"127.0.0.1:9\", methods = [\"GET\"], paths = [\"/admin/users\"] }"#;
+    assert!(log.contains("HTTP request denied") && log.contains(&format!("add {rule}")), "{log}");
+    let written = std::fs::read_to_string(&denials).unwrap();
+    let denial: Value = serde_json::from_str(written.lines().next().unwrap()).unwrap();
+    assert_eq!(denial["tool"], "http_fetch");
+    assert_eq!(denial["rule"], r#"{ host = "127.0.0.1:9", methods = ["GET"], paths = ["/admin/users"] }"#);
+    for said in [&*stdout, &*log, &written] {
+        assert!(!said.contains(secret), "{said}");
+    }
+    let _ = std::fs::remove_file(&denials);
+    let _ = std::fs::remove_file(&requests);
+}

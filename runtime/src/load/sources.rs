@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use super::component::{self, Read};
 use super::error::RuntimeError;
 use super::version::{Fingerprint, Recipe, Source, Version};
-use crate::policy::{EnvValue, MIN_SECRET_CHARS, POLICY_FILE, Policy, PolicyError};
+use crate::policy::{EnvValue, HostVariables, MIN_SECRET_CHARS, POLICY_FILE, Policy, PolicyError};
 use crate::redact::Redactor;
 use crate::tool::definition::is_tool_name;
 
@@ -32,19 +32,24 @@ fn read_policy_files(sources: &[Source]) -> Result<PolicyFiles, RuntimeError> {
 }
 
 /// The policy of `sources`' policy files over `defaults`, with the grants made in code on top,
-/// read now.
+/// read now to ask questions of: `from_host` variables need not be set.
 pub(crate) fn read_policy(sources: &[Source], defaults: &Policy, in_code: &Policy) -> Result<Policy, RuntimeError> {
-    parse_policy_files(&read_policy_files(sources)?, defaults, in_code)
+    parse_policy_files(&read_policy_files(sources)?, defaults, in_code, HostVariables::NotRead)
 }
 
 /// The policy of the policy files over the `defaults`, with the grants made in code on top.
-fn parse_policy_files(files: &PolicyFiles, defaults: &Policy, in_code: &Policy) -> Result<Policy, RuntimeError> {
+fn parse_policy_files(
+    files: &PolicyFiles,
+    defaults: &Policy,
+    in_code: &Policy,
+    host: HostVariables,
+) -> Result<Policy, RuntimeError> {
     let mut policy = defaults.clone();
     for (file, bytes) in files {
         if let Some(bytes) = bytes {
             let unreadable = |err| PolicyError { file: file.clone(), problems: vec![format!("cannot be read: {err}")] };
             let text = std::str::from_utf8(bytes).map_err(unreadable)?;
-            policy.merge(Policy::parse_file(text, file)?);
+            policy.merge(Policy::parse_file(text, file, host)?);
         }
     }
     policy.merge(in_code.clone());
@@ -85,7 +90,7 @@ pub(super) async fn read_snapshot(
     loop {
         attempts += 1;
         let files = read_policy_files(&recipe.sources)?;
-        let policy = parse_policy_files(&files, &recipe.default_policy, &recipe.policy)?;
+        let policy = parse_policy_files(&files, &recipe.default_policy, &recipe.policy, HostVariables::Required)?;
         hide_secrets_from_logs(&policy);
         let only = recipe.only_tool.as_deref().filter(|_| narrow);
         let (listed, narrowed) =

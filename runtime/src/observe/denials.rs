@@ -32,15 +32,31 @@ struct Writer {
 }
 
 impl DenialLog {
-    /// Opens `path` to append to (created, owner-only, if missing).
+    /// Opens `path` to append to (created, owner-only, if missing). Refused when it is a
+    /// symlink, or a file with another name too (a hard link): either could put it where a
+    /// tool may write, past the check that no grant holds it.
     pub(crate) fn open(path: &Path) -> std::io::Result<Self> {
         let mut options = std::fs::OpenOptions::new();
         options.append(true).create(true);
         #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let file = options.open(path)?;
-        let size = file.metadata()?.len();
-        Ok(Self { writer: Arc::new(Mutex::new(Writer { file, size, full: false })) })
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+        }
+        let file = options.open(path).map_err(|err| {
+            if path.is_symlink() { std::io::Error::other("it is a symbolic link; name the file itself") } else { err }
+        })?;
+        let metadata = file.metadata()?;
+        if !metadata.is_file() {
+            return Err(std::io::Error::other("it is not a regular file"));
+        }
+        #[cfg(unix)]
+        if std::os::unix::fs::MetadataExt::nlink(&metadata) > 1 {
+            return Err(std::io::Error::other(
+                "it has other names (hard links), one of which could be where a tool may write; use a new file",
+            ));
+        }
+        Ok(Self { writer: Arc::new(Mutex::new(Writer { file, size: metadata.len(), full: false })) })
     }
 
     /// Appends `denials` of one call, each one whole line, while the file has room.
@@ -101,6 +117,15 @@ mod tests {
             let mode = std::fs::metadata(&path).expect("metadata").permissions().mode();
             assert_eq!(mode & 0o077, 0, "only its owner reads it: {mode:o}");
         }
+        // A symlink or a second name for the file is refused.
+        let link = path.with_extension("link");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&path, &link).expect("symlink");
+        assert!(DenialLog::open(&link).expect_err("a symlink").to_string().contains("symbolic link"));
+        std::fs::remove_file(&link).expect("remove");
+        std::fs::hard_link(&path, &link).expect("hard link");
+        assert!(DenialLog::open(&path).expect_err("two names").to_string().contains("hard links"));
+        let _ = std::fs::remove_file(&link);
         let _ = std::fs::remove_file(&path);
     }
 }

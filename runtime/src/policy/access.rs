@@ -11,7 +11,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::egress::Egress;
+use super::egress::{self, Egress};
 use super::{DirGrant, EnvValue, Grants, check_env_name};
 use crate::redact::Redactor;
 
@@ -220,7 +220,9 @@ impl Access {
         for grant in &grants.secrets {
             let what = format!("secret `{}`", grant.name);
             let value = resolve_value(&what, &grant.value, &host_env, host_secrets)?;
-            secrets.push(value.clone());
+            // Every spelling a request or an echo of it may hold: a refusal or an error may
+            // quote the request as it went out.
+            secrets.extend(egress::echo_spellings(&value));
             sent.insert(grant.name.clone(), value);
         }
         let egress = Egress::resolve(&grants.http, &grants.allow_hosts, &sent)?;

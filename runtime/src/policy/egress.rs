@@ -280,6 +280,9 @@ impl fmt::Display for SuggestedRule {
 #[derive(Clone, Default)]
 pub(crate) struct Egress {
     rules: Arc<[ResolvedRule]>,
+    /// Replaces every secret the rules send (as sent and percent-encoded), in what responses
+    /// bring back; `None` when they send none.
+    secrets: Option<Redactor>,
 }
 
 /// A rule with its headers rendered and the secrets it may fill placeholders with.
@@ -289,8 +292,6 @@ pub(crate) struct ResolvedRule {
     pub(crate) headers: Vec<(HeaderName, HeaderValue)>,
     /// Secrets by name, for the tool's placeholders.
     pub(crate) secrets: BTreeMap<String, String>,
-    /// Replaces the rule's secrets in what its responses bring back.
-    pub(crate) redactor: Redactor,
 }
 
 impl fmt::Debug for ResolvedRule {
@@ -324,6 +325,7 @@ impl Egress {
         secrets: &BTreeMap<String, String>,
     ) -> Result<Self, String> {
         let mut resolved = Vec::with_capacity(rules.len() + allow_hosts.len());
+        let mut sent = Vec::new();
         for rule in rules {
             if let Some(problem) = rule.problems().into_iter().next() {
                 return Err(format!("HTTP rule for {}: {problem}", rule.host));
@@ -354,19 +356,20 @@ impl Egress {
                 })?;
                 named.insert(name.to_owned(), value.clone());
             }
-            let redactor = Redactor::new(named.values().flat_map(|value| response_spellings(value)));
-            resolved.push(ResolvedRule { rule: rule.clone(), headers, secrets: named, redactor });
+            sent.extend(named.values().flat_map(|value| echo_spellings(value)));
+            resolved.push(ResolvedRule { rule: rule.clone(), headers, secrets: named });
         }
         for host in allow_hosts {
             let rule = HttpRule::new(host.clone());
-            resolved.push(ResolvedRule {
-                rule,
-                headers: Vec::new(),
-                secrets: BTreeMap::new(),
-                redactor: Redactor::default(),
-            });
+            resolved.push(ResolvedRule { rule, headers: Vec::new(), secrets: BTreeMap::new() });
         }
-        Ok(Self { rules: resolved.into() })
+        let secrets = (!sent.is_empty()).then(|| Redactor::new(sent));
+        Ok(Self { rules: resolved.into(), secrets })
+    }
+
+    /// What replaces the secrets the rules send, in responses; `None` when they send none.
+    pub(crate) fn secrets(&self) -> Option<&Redactor> {
+        self.secrets.as_ref()
     }
 
     /// Whether no request at all is allowed.
@@ -437,11 +440,45 @@ pub(crate) fn host_grant(host: &str, port: u16, scheme: Scheme) -> String {
     if port == scheme.default_port() { host } else { format!("{host}:{port}") }
 }
 
-/// The spellings in which a response may carry a secret back: as sent, and percent-encoded
-/// (as a query string holds it). The redactor adds the escaped ones.
-fn response_spellings(value: &str) -> Vec<String> {
+/// The spellings in which a server may echo a secret it was sent: as sent; percent-encoded
+/// (upper- and lower-case escapes, `+` for a space); HTML-escaped; and JSON-escaped with `\/`
+/// for `/` (PHP) or `\u003c`-style escapes for `<`, `>`, `&` and `'` (Go). The redactor adds
+/// the plain JSON and Rust escapes of each.
+pub(crate) fn echo_spellings(value: &str) -> Vec<String> {
     let encoded = percent_encode(value);
-    if encoded == value { vec![value.to_owned()] } else { vec![value.to_owned(), encoded] }
+    let html = value.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;");
+    let json = serde_json::to_string(value).unwrap_or_default();
+    let json = json.get(1..json.len().saturating_sub(1)).unwrap_or_default().to_owned();
+    let go = json.replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026").replace('\'', "\\u0027");
+    let mut spellings = vec![
+        value.to_owned(),
+        lower_hex_escapes(&encoded),
+        encoded.replace("%20", "+"),
+        html.replace('\'', "&#39;"),
+        html.replace('\'', "&#x27;"),
+        json.replace('/', "\\/"),
+        go.replace('/', "\\/"),
+        encoded,
+        html,
+        go,
+    ];
+    spellings.sort();
+    spellings.dedup();
+    spellings
+}
+
+/// `%2F` as `%2f`: the same escape, as some servers write it.
+fn lower_hex_escapes(encoded: &str) -> String {
+    let mut lower = String::with_capacity(encoded.len());
+    let mut rest = encoded;
+    while let Some(at) = rest.find('%') {
+        lower.push_str(&rest[..at]);
+        let escape = rest.get(at..at + 3).unwrap_or(&rest[at..]);
+        lower.push_str(&escape.to_ascii_lowercase());
+        rest = &rest[at + escape.len()..];
+    }
+    lower.push_str(rest);
+    lower
 }
 
 /// `value` percent-encoded for a query string: every byte but the unreserved characters.
@@ -622,8 +659,19 @@ mod tests {
     }
 
     #[test]
-    fn query_values_are_percent_encoded() {
+    fn query_values_are_percent_encoded_and_echoes_spelled_every_common_way() {
         assert_eq!(percent_encode("a b/c~d"), "a%20b%2Fc~d");
-        assert_eq!(response_spellings("plain-token"), ["plain-token"]);
+        assert_eq!(echo_spellings("plain-token"), ["plain-token"]);
+        let spellings = echo_spellings("tok/at+ck=5f3a&9c71<x>");
+        for echo in [
+            "tok/at+ck=5f3a&9c71<x>",
+            "tok%2Fat%2Bck%3D5f3a%269c71%3Cx%3E",
+            "tok%2fat%2bck%3d5f3a%269c71%3cx%3e",
+            "tok/at+ck=5f3a&amp;9c71&lt;x&gt;",
+            "tok\\/at+ck=5f3a&9c71<x>",
+            "tok/at+ck=5f3a\\u00269c71\\u003cx\\u003e",
+        ] {
+            assert!(spellings.iter().any(|spelling| spelling == echo), "{echo} in {spellings:?}");
+        }
     }
 }

@@ -7,8 +7,8 @@ use std::path::Path;
 use super::access::{check_dir, check_grantable, check_secrets};
 use super::egress::parse_rule;
 use super::{
-    Assertion, CodeModePolicy, DirGrant, EnvGrant, EnvValue, Grants, HostPattern, Policy, PolicyError, SecretGrant,
-    TaskMode, check_env_name,
+    Assertion, CodeModePolicy, DirGrant, EnvGrant, EnvValue, Grants, HostPattern, HostVariables, Policy, PolicyError,
+    SecretGrant, TaskMode, check_env_name,
 };
 use crate::tool::definition::is_tool_name;
 use crate::tool::limits::LimitOverrides;
@@ -22,14 +22,28 @@ impl Policy {
     pub fn from_file(path: &Path) -> Result<Self, PolicyError> {
         let text = std::fs::read_to_string(path)
             .map_err(|err| PolicyError { file: path.to_owned(), problems: vec![format!("cannot be read: {err}")] })?;
-        Self::parse_file(&text, path)
+        Self::parse_file(&text, path, HostVariables::Required)
+    }
+
+    /// Reads a policy file to ask it questions ([`crate::questions`]): as [`Self::from_file`],
+    /// except that a `from_host` variable need not be set (the value is not read here, and
+    /// a check in CI has no production secrets).
+    ///
+    /// # Errors
+    /// As [`Self::from_file`], but for unset host variables.
+    pub fn from_file_unresolved(path: &Path) -> Result<Self, PolicyError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|err| PolicyError { file: path.to_owned(), problems: vec![format!("cannot be read: {err}")] })?;
+        Self::parse_file(&text, path, HostVariables::NotRead)
     }
 
     /// Parses the text read from the policy file `path` (relative directory paths are
     /// relative to its folder), and remembers the file ([`Self::files`]).
-    pub(crate) fn parse_file(text: &str, path: &Path) -> Result<Self, PolicyError> {
+    pub(crate) fn parse_file(text: &str, path: &Path, host: HostVariables) -> Result<Self, PolicyError> {
         let base = path.parent().unwrap_or(Path::new("."));
-        let mut policy = Self::parse(text, base).map_err(|problems| PolicyError { file: path.to_owned(), problems })?;
+        let reading = Reading { base, host };
+        let mut policy =
+            Self::parse_with(text, &reading).map_err(|problems| PolicyError { file: path.to_owned(), problems })?;
         policy.files.push(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned()));
         Ok(policy)
     }
@@ -39,6 +53,10 @@ impl Policy {
     /// # Errors
     /// Every problem found, each naming the table and key.
     pub fn parse(text: &str, base: &Path) -> Result<Self, Vec<String>> {
+        Self::parse_with(text, &Reading { base, host: HostVariables::Required })
+    }
+
+    fn parse_with(text: &str, reading: &Reading<'_>) -> Result<Self, Vec<String>> {
         let document: toml::Table = toml::from_str(text).map_err(|err| vec![err.to_string().trim_end().to_owned()])?;
         let mut problems = Vec::new();
         let mut tools = BTreeMap::new();
@@ -76,7 +94,7 @@ impl Policy {
                 let at = format!("[tools.{tool}]");
                 match value.as_table() {
                     Some(table) => {
-                        tools.insert(tool.clone(), parse_grants(table, base, &at, &mut problems));
+                        tools.insert(tool.clone(), parse_grants(table, reading, &at, &mut problems));
                     }
                     None => problems.push(format!("{at} must be a table")),
                 }
@@ -86,7 +104,13 @@ impl Policy {
     }
 }
 
-fn parse_grants(table: &toml::Table, base: &Path, at: &str, problems: &mut Vec<String>) -> Grants {
+/// How a policy is read: where relative directories are, and whether host variables must be set.
+struct Reading<'a> {
+    base: &'a Path,
+    host: HostVariables,
+}
+
+fn parse_grants(table: &toml::Table, reading: &Reading<'_>, at: &str, problems: &mut Vec<String>) -> Grants {
     let mut grants = Grants::default();
     for (key, value) in table {
         match key.as_str() {
@@ -115,7 +139,8 @@ fn parse_grants(table: &toml::Table, base: &Path, at: &str, problems: &mut Vec<S
             "secrets" => match value.as_table() {
                 Some(secrets) => {
                     for (name, value) in secrets {
-                        if let Some(secret) = parse_secret(name, value, &format!("{at} secrets.{name}"), problems) {
+                        let at = format!("{at} secrets.{name}");
+                        if let Some(secret) = parse_secret(name, value, &at, reading.host, problems) {
                             grants.secrets.push(secret);
                         }
                     }
@@ -126,7 +151,7 @@ fn parse_grants(table: &toml::Table, base: &Path, at: &str, problems: &mut Vec<S
             },
             "dirs" => {
                 for (i, entry) in array(value, at, key, problems).iter().enumerate() {
-                    if let Some(dir) = parse_dir(entry, base, &format!("{at} dirs[{i}]"), problems) {
+                    if let Some(dir) = parse_dir(entry, reading.base, &format!("{at} dirs[{i}]"), problems) {
                         grants.dirs.push(dir);
                     }
                 }
@@ -134,7 +159,7 @@ fn parse_grants(table: &toml::Table, base: &Path, at: &str, problems: &mut Vec<S
             "env" => match value.as_table() {
                 Some(env) => {
                     for (name, value) in env {
-                        if let Some(grant) = parse_env(name, value, &format!("{at} env.{name}"), problems) {
+                        if let Some(grant) = parse_env(name, value, &format!("{at} env.{name}"), reading.host, problems) {
                             grants.env.push(grant);
                         }
                     }
@@ -261,7 +286,13 @@ fn parse_dir(value: &toml::Value, base: &Path, at: &str, problems: &mut Vec<Stri
     }
 }
 
-fn parse_env(name: &str, value: &toml::Value, at: &str, problems: &mut Vec<String>) -> Option<EnvGrant> {
+fn parse_env(
+    name: &str,
+    value: &toml::Value,
+    at: &str,
+    host: HostVariables,
+    problems: &mut Vec<String>,
+) -> Option<EnvGrant> {
     if let Err(reason) = check_env_name(name) {
         problems.push(format!("{at}: {reason}"));
         return None;
@@ -269,12 +300,18 @@ fn parse_env(name: &str, value: &toml::Value, at: &str, problems: &mut Vec<Strin
     if let toml::Value::String(fixed) = value {
         return Some(EnvGrant::fixed(name, fixed.clone()));
     }
-    let value = parse_secret_value(value, at, problems, "a string (a plain value), ")?;
+    let value = parse_secret_value(value, at, host, problems, "a string (a plain value), ")?;
     Some(EnvGrant { name: name.to_owned(), value })
 }
 
 /// `NAME = { secret = "…" }` or `NAME = { from_host = "…" }` of `[tools.<tool>.secrets]`.
-fn parse_secret(name: &str, value: &toml::Value, at: &str, problems: &mut Vec<String>) -> Option<SecretGrant> {
+fn parse_secret(
+    name: &str,
+    value: &toml::Value,
+    at: &str,
+    host: HostVariables,
+    problems: &mut Vec<String>,
+) -> Option<SecretGrant> {
     if name.is_empty()
         || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         || name.starts_with(|c: char| c.is_ascii_digit())
@@ -282,12 +319,18 @@ fn parse_secret(name: &str, value: &toml::Value, at: &str, problems: &mut Vec<St
         problems.push(format!("{at}: a secret's name is letters, digits and `_`, not starting with a digit"));
         return None;
     }
-    let value = parse_secret_value(value, at, problems, "")?;
+    let value = parse_secret_value(value, at, host, problems, "")?;
     Some(SecretGrant { name: name.to_owned(), value })
 }
 
 /// A secret's source: `{ secret = "…" }` or `{ from_host = "…" }` (a variable the host has).
-fn parse_secret_value(value: &toml::Value, at: &str, problems: &mut Vec<String>, plain: &str) -> Option<EnvValue> {
+fn parse_secret_value(
+    value: &toml::Value,
+    at: &str,
+    host: HostVariables,
+    problems: &mut Vec<String>,
+    plain: &str,
+) -> Option<EnvValue> {
     let expected = || format!("{at} must be {plain}{{ secret = \"value\" }} or {{ from_host = \"HOST_NAME\" }}");
     let toml::Value::Table(table) = value else {
         problems.push(expected());
@@ -300,7 +343,7 @@ fn parse_secret_value(value: &toml::Value, at: &str, problems: &mut Vec<String>,
                 problems.push(format!("{at}: {reason}"));
                 return None;
             }
-            if std::env::var_os(from).is_none() {
+            if host == HostVariables::Required && std::env::var_os(from).is_none() {
                 problems
                     .push(format!("{at}: the host environment has no variable `{from}`; set it or remove the grant"));
                 return None;

@@ -217,7 +217,13 @@ impl HostGlob {
             (HostMatch::Subdomains(domain), HostMatch::Name(name)) => is_below(name, domain),
             (HostMatch::Subdomains(a), HostMatch::Subdomains(b)) => a == b || is_below(a, b) || is_below(b, a),
             (HostMatch::Ip(ip), HostMatch::Ip(other)) => canonical_address(*ip) == canonical_address(*other),
-            (HostMatch::Ip(_), _) | (_, HostMatch::Ip(_)) => false,
+            // `localhost` reaches the loopback addresses (the one name that may).
+            (HostMatch::Ip(ip), HostMatch::Name(name)) | (HostMatch::Name(name), HostMatch::Ip(ip)) => {
+                is_localhost(name) && canonical_address(*ip).is_loopback()
+            }
+            // A public address may be any name's: a name rule's reach there is not known
+            // before it is resolved, so only what names the address itself counts.
+            (HostMatch::Ip(_), HostMatch::Subdomains(_)) | (HostMatch::Subdomains(_), HostMatch::Ip(_)) => false,
         }
     }
 
@@ -324,6 +330,11 @@ mod tests {
         assert!(glob("*").covers(&pattern("*.com")));
         assert!(glob("*.a.internal").overlaps(&pattern("*.internal")));
         assert!(glob("[::ffff:10.0.0.1]").overlaps(&pattern("10.0.0.1")));
+        assert!(
+            glob("127.0.0.1").overlaps(&pattern("localhost:8080")) && glob("[::1]").overlaps(&pattern("localhost"))
+        );
+        assert!(glob("localhost").overlaps(&pattern("127.0.0.1:9")));
+        assert!(!glob("10.0.0.1").overlaps(&pattern("localhost")));
     }
 
     #[test]

@@ -36,10 +36,19 @@ pub(crate) use self::egress::{Egress, ResolvedRule, host_grant, percent_encode, 
 pub use self::egress::{HeaderTemplate, HttpRule, SuggestedRule};
 pub use self::hosts::{HostGlob, HostPattern};
 pub(crate) use self::hosts::{Scheme, canonical_address};
-pub use self::paths::PathPattern;
 pub(crate) use self::paths::RequestPath;
+pub use self::paths::{PathPattern, normalize_path};
 pub use crate::redact::{REDACTED, RedactingWriter};
 use crate::tool::limits::LimitOverrides;
+
+/// Whether a policy read must find its `from_host` variables set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HostVariables {
+    /// Yes: the policy is read to run tools under.
+    Required,
+    /// No: it is read to ask questions of.
+    NotRead,
+}
 
 /// The name of the policy file a tools folder may hold.
 pub const POLICY_FILE: &str = "toolcell.toml";

@@ -7,7 +7,8 @@
 //! - Empty segments are dropped (`//` is `/`); a trailing slash is kept but matches like the
 //!   path without it.
 //! - `.` segments are dropped. `..` is refused, also where a server might find one: split at
-//!   an encoded `/` or `\`, or double-encoded (`%252e`).
+//!   an encoded `/` or `\`, or at `;` (path parameters), double-encoded (`%252e`), spelled with
+//!   look-alikes (overlong UTF-8, full-width), cut by a NUL, or with trailing dots and spaces.
 //! - A segment holding an encoded `/` or `\` (`a%2Fb`) may be two segments to the server: no
 //!   `*` or literal segment of a pattern matches it, only `**`.
 //! - Matching is case-sensitive, like the paths themselves. The query is not part of the path,
@@ -120,8 +121,19 @@ fn decode_unreserved(segment: &str) -> Result<String, PathRefused> {
 /// The encoded separators a server may decode into one: `/` and `\`.
 const ENCODED_SEPARATORS: [&str; 2] = ["%2F", "%5C"];
 
-/// Refuses `..`, and a `..` a server could make of a segment by decoding once more or by
-/// splitting it at an encoded separator.
+/// Where servers end a segment's name, or split one: `;` starts Tomcat's, Jetty's and
+/// Spring's path parameters (`..;/` is a step up there), a NUL ends a C string, `\` and an
+/// encoded `/` or `\` separate.
+const SEGMENT_ENDS: [&str; 6] = ["%2F", "%5C", "\\", ";", "%3B", "%00"];
+
+/// Spellings of `.`, `/` and `\` that some decoders turn into them: overlong UTF-8 and the
+/// full-width forms that Unicode normalization (NFKC) folds.
+const LOOKALIKES: [&str; 10] =
+    ["%C0%AE", "%E0%80%AE", "%C0%AF", "%E0%80%AF", "%C1%9C", "%EF%BC%8E", "%EF%BC%8F", "%EF%BC%BC", "．", "／"];
+
+/// Refuses `..`, and a `..` a server could make of a segment: by decoding once more, by
+/// reading a look-alike as a dot or a slash, by ending the name at `;` or a NUL, by splitting
+/// at an encoded separator, or by dropping trailing dots and spaces (Windows: `...`, `.. `).
 fn check_dot_segments(segment: &str) -> Result<(), PathRefused> {
     let refused = || {
         PathRefused(format!(
@@ -129,9 +141,6 @@ fn check_dot_segments(segment: &str) -> Result<(), PathRefused> {
              path it leads to"
         ))
     };
-    if segment == ".." {
-        return Err(refused());
-    }
     let upper = segment.to_ascii_uppercase();
     if upper.contains("%252E") || upper.contains("%252F") || upper.contains("%255C") {
         return Err(PathRefused(format!(
@@ -139,11 +148,21 @@ fn check_dot_segments(segment: &str) -> Result<(), PathRefused> {
              reads as a step up or a separator: send the path itself"
         )));
     }
-    let mut pieces = vec![upper.as_str()];
-    for separator in ENCODED_SEPARATORS.iter().copied().chain(["\\"]) {
-        pieces = pieces.into_iter().flat_map(|piece| piece.split(separator)).collect();
+    if upper.contains("%00") || LOOKALIKES.iter().any(|lookalike| upper.contains(lookalike)) {
+        return Err(PathRefused(format!(
+            "the path segment `{segment}` holds a NUL or a look-alike of `.`, `/` or `\\` (overlong or full-width), \
+             which servers may read as the character itself: send the path with plain characters"
+        )));
     }
-    if pieces.len() > 1 && pieces.contains(&"..") {
+    let mut pieces = vec![upper.as_str()];
+    for end in SEGMENT_ENDS {
+        pieces = pieces.into_iter().flat_map(|piece| piece.split(end)).collect();
+    }
+    let steps_up = |piece: &&str| {
+        let piece = piece.replace("%20", " ");
+        piece.matches('.').count() >= 2 && piece.chars().all(|c| c == '.' || c == ' ')
+    };
+    if pieces.iter().any(steps_up) {
         return Err(refused());
     }
     Ok(())
@@ -154,7 +173,22 @@ fn holds_separator(segment: &str) -> bool {
     segment.contains('\\') || ENCODED_SEPARATORS.iter().any(|separator| segment.contains(separator))
 }
 
+/// A request path as toolcell sends it: normalized as this module says, or why it is
+/// refused whatever the rules allow. What an egress rule's patterns are matched against.
+///
+/// # Errors
+/// A malformed escape, a path not starting with `/`, or a step up (`..`) in any spelling.
+pub fn normalize_path(raw: &str) -> Result<String, String> {
+    RequestPath::normalize(raw).map(|path| path.as_sent()).map_err(|PathRefused(reason)| reason)
+}
+
 impl PathPattern {
+    /// Whether the request path `raw` matches, once normalized; a path toolcell refuses
+    /// matches nothing.
+    pub fn matches_path(&self, raw: &str) -> bool {
+        RequestPath::normalize(raw).is_ok_and(|path| self.matches(&path))
+    }
+
     /// Whether `path` matches.
     pub(crate) fn matches(&self, path: &RequestPath) -> bool {
         match_from(&self.segments, &path.segments)
@@ -333,7 +367,26 @@ mod tests {
         for raw in ["/a/%zz", "/a/%2", "a/b"] {
             assert!(RequestPath::normalize(raw).is_err(), "{raw}");
         }
-        assert!(RequestPath::normalize("/a/...").is_ok(), "three dots are a name");
+        // What servers read as a step up: path parameters, NULs, look-alikes, trailing dots.
+        for raw in [
+            "/api/..;/admin",
+            "/api/%2e%2e;/admin",
+            "/api/.;/..;/admin",
+            "/api/..%3B/admin",
+            "/api/%C0%AE%C0%AE/admin",
+            "/api/%EF%BC%8E%EF%BC%8E/admin",
+            "/api/．．/admin",
+            "/api/..%00/admin",
+            "/api/...%5C/admin",
+            "/api/...",
+            "/api/..%20/admin",
+            "/api/x%00.json",
+        ] {
+            assert!(RequestPath::normalize(raw).is_err(), "{raw}");
+        }
+        for raw in ["/a/.x", "/a/x..y", "/a/v1.2", "/a/;x", "/a/.well-known"] {
+            assert!(RequestPath::normalize(raw).is_ok(), "{raw}");
+        }
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //!
 //! Reach counts calls: a tool that may call another (directly or through others) writes,
 //! reads and sends what that one may. A tool that holds a secret in its environment may pass
-//! it to any tool it calls; a secret the host sends for a tool goes only where its rules say.
+//! it to any tool it calls, and may hand it back, encoded past redaction, to any tool that
+//! calls it; a secret the host sends for a tool goes only where its rules say.
 
 use serde::Serialize;
 
@@ -82,12 +83,11 @@ fn broken_by(calls: &Calls<'_>, claim: &Claim) -> Vec<String> {
                 let outside =
                     |rule: &HttpRule| reach.overlaps(&rule.host) && !except.iter().any(|e| e.covers(&rule.host));
                 let grants = calls.grants(tool);
-                if let Some(env) = grants.env.iter().find(|env| names_secret(&env.name, &env.value, name)) {
+                if let Some(how) = obtains(calls, tool, name) {
                     for (owner, theirs, through) in acting_for(calls, tool) {
                         for (grant, rule) in rules(&theirs).into_iter().filter(|(_, rule)| outside(rule)) {
                             broken.push(format!(
-                                "{tool} holds {name} (env {}){through}: `{owner}` may send {} [tools.{owner}] {grant}",
-                                env.name,
+                                "{tool} {how}{through}: `{owner}` may send {} [tools.{owner}] {grant}",
                                 rule.in_words()
                             ));
                         }
@@ -114,6 +114,22 @@ fn broken_by(calls: &Calls<'_>, claim: &Claim) -> Vec<String> {
         }
     }
     broken
+}
+
+/// How `tool` can come to hold the `env` secret `name`: it is granted it, or it calls
+/// (directly or through others) a tool that is, which can hand it back encoded past
+/// redaction. `None`: it cannot.
+fn obtains(calls: &Calls<'_>, tool: &str, name: &str) -> Option<String> {
+    let holds = |tool: &str| {
+        calls.grants(tool).env.into_iter().find(|env| names_secret(&env.name, &env.value, name)).map(|env| env.name)
+    };
+    if let Some(env) = holds(tool) {
+        return Some(format!("holds {name} (env {env})"));
+    }
+    calls.reached(tool).into_iter().find_map(|reached| {
+        let env = holds(&reached.tool)?;
+        Some(format!("can get {name} back from `{}` (env {env}, through {})", reached.tool, chain(&reached.via)))
+    })
 }
 
 /// A tool's rules with where each is granted: `http` rules, then `allow_hosts` entries.
@@ -193,6 +209,25 @@ mod tests {
         );
         assert_eq!(check(POLICY, r#"deny call "python" -> "http_fetch""#).broken_by, ["python → http_fetch"]);
         assert!(check(POLICY, r#"deny call "python" -> "files""#).holds);
+    }
+
+    #[test]
+    fn a_secret_flows_back_up_to_the_callers_of_its_holder() {
+        let policy = r#"
+            [tools.weather]
+            env = { API_KEY = { secret = "weather-secret-1234" } }
+            allow_hosts = ["api.weather.example"]
+            [tools.python]
+            call_tools = ["weather", "http_fetch"]
+            [tools.http_fetch]
+            allow_hosts = ["evil.example"]
+        "#;
+        let outcome = check(policy, r#"deny secret "API_KEY" with reach "*" except "api.weather.example""#);
+        assert_eq!(
+            outcome.broken_by,
+            ["python can get API_KEY back from `weather` (env API_KEY, through python → weather) through python → \
+              http_fetch: `http_fetch` may send evil.example [tools.http_fetch] allow_hosts[0]"]
+        );
     }
 
     #[test]

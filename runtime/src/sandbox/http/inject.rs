@@ -10,37 +10,58 @@ use wasmtime_wasi_http::WasiBody;
 
 use crate::policy::{RequestPath, ResolvedRule, percent_encode, placeholders};
 
-/// Applies `rule` to `request`, whose normalized path is `path`. Returns whether the request
-/// now carries a secret, or why it cannot be sent.
+/// Applies `rule` to `request`, whose normalized path is `path`; or says why it cannot be
+/// sent.
 pub(super) fn apply(
     rule: &ResolvedRule,
     request: &mut http::Request<WasiBody>,
     path: &RequestPath,
-) -> Result<bool, String> {
-    let mut carried = false;
+) -> Result<(), String> {
     if !rule.secrets.is_empty() {
-        carried |= fill_headers(rule, request.headers_mut())?;
+        fill_headers(rule, request.headers_mut())?;
     }
     for (name, value) in &rule.headers {
         request.headers_mut().insert(name.clone(), value.clone());
-        carried |= value.is_sensitive();
     }
     let query = request.uri().query().map(|query| fill_query(rule, query));
-    carried |= query.as_ref().is_some_and(|(_, filled)| *filled);
     let mut path_and_query = path.as_sent();
-    if let Some((query, _)) = query {
+    if let Some(query) = query {
         path_and_query.push('?');
         path_and_query.push_str(&query);
     }
     let mut parts = request.uri().clone().into_parts();
     parts.path_and_query = Some(path_and_query.parse().map_err(|_| "the request's path could not be sent".to_owned())?);
     *request.uri_mut() = http::Uri::from_parts(parts).map_err(|_| "the request's URL could not be sent".to_owned())?;
-    Ok(carried)
+    Ok(())
 }
 
-/// Fills the rule's secrets into the header values the tool wrote. Returns whether it did.
-fn fill_headers(rule: &ResolvedRule, headers: &mut http::HeaderMap) -> Result<bool, String> {
-    let mut filled = false;
+/// Headers, and a query parameter, by which web frameworks let a request say it is another
+/// method than the one it was sent with.
+const METHOD_OVERRIDES: [&str; 3] = ["x-http-method-override", "x-http-method", "x-method-override"];
+
+/// Refuses a request that asks the server, in a header or `_method=`, to take it as a method
+/// the rule does not allow: `GET` with `X-HTTP-Method-Override: DELETE` would delete.
+pub(super) fn refuse_method_override(rule: &ResolvedRule, request: &http::Request<WasiBody>) -> Result<(), String> {
+    if rule.rule.methods.is_empty() {
+        return Ok(());
+    }
+    let allowed = |method: &str| rule.rule.methods.iter().any(|allowed| allowed.eq_ignore_ascii_case(method.trim()));
+    let headers = METHOD_OVERRIDES.iter().flat_map(|name| request.headers().get_all(*name));
+    let mut asked: Vec<String> = headers.map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned()).collect();
+    let query = request.uri().query().unwrap_or_default();
+    asked.extend(query.split('&').filter_map(|pair| pair.strip_prefix("_method=")).map(str::to_owned));
+    match asked.iter().find(|method| !allowed(method)) {
+        Some(method) => Err(format!(
+            "the request asks to be taken as `{}` (a method-override header or `_method`), which this tool may not \
+             send there",
+            method.chars().take(16).collect::<String>()
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Fills the rule's secrets into the header values the tool wrote.
+fn fill_headers(rule: &ResolvedRule, headers: &mut http::HeaderMap) -> Result<(), String> {
     for (name, value) in headers.iter_mut() {
         let Ok(text) = value.to_str() else { continue };
         let Some(replaced) = fill(text, |name| rule.secrets.get(name).cloned()) else { continue };
@@ -49,9 +70,8 @@ fn fill_headers(rule: &ResolvedRule, headers: &mut http::HeaderMap) -> Result<bo
         })?;
         replaced.set_sensitive(true);
         *value = replaced;
-        filled = true;
     }
-    Ok(filled)
+    Ok(())
 }
 
 /// `text` with the placeholders `secret` knows filled in, or `None` when there were none.
@@ -72,16 +92,13 @@ fn fill(text: &str, secret: impl Fn(&str) -> Option<String>) -> Option<String> {
 }
 
 /// The query with the rule's secrets, percent-encoded, in place of the tool's placeholders,
-/// written as is or percent-encoded (`%7Bsecret%3ANAME%7D`); and whether any was filled.
-fn fill_query(rule: &ResolvedRule, query: &str) -> (String, bool) {
+/// written as is or percent-encoded (`%7Bsecret%3ANAME%7D`).
+fn fill_query(rule: &ResolvedRule, query: &str) -> String {
     if rule.secrets.is_empty() || !query.contains("secret") {
-        return (query.to_owned(), false);
+        return query.to_owned();
     }
     let decoded = decode_placeholder_escapes(query);
-    match fill(&decoded, |name| rule.secrets.get(name).map(|value| percent_encode(value))) {
-        Some(filled) => (filled, true),
-        None => (query.to_owned(), false),
-    }
+    fill(&decoded, |name| rule.secrets.get(name).map(|value| percent_encode(value))).unwrap_or_else(|| query.to_owned())
 }
 
 /// The query with the escapes of `{`, `}` and `:` decoded, so an encoded placeholder reads
@@ -130,7 +147,7 @@ mod tests {
         Egress::resolve(&[rule], &["other.example.com".parse().expect("host")], &secrets).expect("resolve")
     }
 
-    fn send(egress: &Egress, uri: &str, headers: &[(&str, &str)]) -> (http::Request<WasiBody>, bool) {
+    fn send(egress: &Egress, uri: &str, headers: &[(&str, &str)]) -> http::Request<WasiBody> {
         let body = Empty::<Bytes>::new().map_err(|never| match never {}).boxed_unsync();
         let mut builder = http::Request::get(uri);
         for (name, value) in headers {
@@ -141,24 +158,50 @@ mod tests {
         let path = RequestPath::normalize(uri.path()).expect("path");
         let scheme = if uri.scheme_str() == Some("https") { Scheme::Https } else { Scheme::Http };
         let rule = egress.decide(request.method(), scheme, uri.host().expect("host"), 443, &path).expect("allowed");
-        let carried = apply(rule, &mut request, &path).expect("apply");
-        (request, carried)
+        apply(rule, &mut request, &path).expect("apply");
+        request
     }
 
     #[test]
     fn the_rules_headers_win_over_the_tools() {
         let egress = egress();
-        let (request, carried) = send(&egress, "https://api.example.com/x", &[("authorization", "Bearer mine")]);
+        let request = send(&egress, "https://api.example.com/x", &[("authorization", "Bearer mine")]);
         let values: Vec<_> = request.headers().get_all("authorization").iter().collect();
         assert_eq!(values.len(), 1);
         assert_eq!(values[0].to_str().expect("ascii"), format!("Bearer {TOKEN}"));
-        assert!(carried && values[0].is_sensitive());
+        assert!(values[0].is_sensitive());
+    }
+
+    #[test]
+    fn a_method_override_the_rule_does_not_allow_is_refused() {
+        let rule = HttpRule::new("api.example.com".parse().expect("host")).methods(["GET"]);
+        let egress = Egress::resolve(&[rule], &[], &BTreeMap::new()).expect("resolve");
+        let path = RequestPath::normalize("/x").expect("path");
+        let resolved =
+            egress.decide(&http::Method::GET, Scheme::Https, "api.example.com", 443, &path).expect("allowed");
+        let body = || Empty::<Bytes>::new().map_err(|never| match never {}).boxed_unsync();
+        for (uri, header) in [
+            ("https://api.example.com/x", Some(("X-HTTP-Method-Override", "DELETE"))),
+            ("https://api.example.com/x", Some(("x-method-override", "put"))),
+            ("https://api.example.com/x?a=1&_method=DELETE", None),
+        ] {
+            let mut builder = http::Request::get(uri);
+            if let Some((name, value)) = header {
+                builder = builder.header(name, value);
+            }
+            let request = builder.body(body()).expect("request");
+            let refused = refuse_method_override(resolved, &request).expect_err(uri);
+            assert!(refused.contains("method-override"), "{refused}");
+        }
+        let request =
+            http::Request::get("https://api.example.com/x").header("X-HTTP-Method-Override", "get").body(body());
+        assert!(refuse_method_override(resolved, &request.expect("request")).is_ok());
     }
 
     #[test]
     fn placeholders_are_filled_only_for_the_rules_secrets() {
         let egress = egress();
-        let (request, _) = send(
+        let request = send(
             &egress,
             "https://api.example.com/x?key={secret:KEY}&enc=%7bsecret%3AKEY%7D&other={secret:OTHER}&pct=100%25",
             &[("x-key", "{secret:KEY}"), ("x-other", "{secret:NOPE}")],
@@ -170,9 +213,7 @@ mod tests {
             Some("key=k%26y%3D12345678&enc=k%26y%3D12345678&other={secret:OTHER}&pct=100%25")
         );
         // Another host's rule sends no secret: its placeholders go out as written.
-        let (request, carried) =
-            send(&egress, "https://other.example.com/x?key={secret:KEY}", &[("x-key", "{secret:KEY}")]);
-        assert!(!carried);
+        let request = send(&egress, "https://other.example.com/x?key={secret:KEY}", &[("x-key", "{secret:KEY}")]);
         assert_eq!(request.headers()["x-key"], "{secret:KEY}");
         assert_eq!(request.uri().query(), Some("key={secret:KEY}"));
         assert!(request.headers().get("authorization").is_none());

@@ -8,8 +8,9 @@
 //! 3. the addresses the host resolves the name to: a name may reach public addresses only.
 //!
 //! The connection then goes to the address that was checked, never through a second lookup.
-//! The guest never resolves names or opens sockets itself. Response bodies are capped, and a
-//! response to a request that carried a secret has it redacted before the guest reads it.
+//! The guest never resolves names or opens sockets itself. Response bodies are capped, and
+//! every response to a tool the host sends secrets for has them redacted before the guest
+//! reads it (a server may echo one on a later request, not only on the one that carried it).
 
 mod address;
 mod body;
@@ -159,9 +160,9 @@ struct Target {
     scheme: Scheme,
     host: String,
     port: u16,
-    /// Replaces the secrets the request carries in what its response brings back, when it
-    /// carries some.
-    carried_secrets: Option<Redactor>,
+    /// Replaces the secrets the host sends for the tool in what the response brings back,
+    /// when it sends some.
+    sent_secrets: Option<Redactor>,
 }
 
 impl HttpGate {
@@ -227,9 +228,10 @@ impl HttpGate {
     /// Checks a request against the tool's rules: scheme, no user info, then host, port,
     /// method and normalized path. An allowed request goes out with its path normalized and
     /// the headers and secrets of the rule that allowed it.
-    fn admit(&self, request: &mut http::Request<WasiBody>) -> Result<Target, DeniedRequest> {
-        let described = describe(request, &self.redactor);
-        let denied = |reason: String| DeniedRequest::new(described.clone(), reason);
+    /// `described` is the request as the tool sent it, which every refusal quotes: never with
+    /// a secret the host filled in.
+    fn admit(&self, request: &mut http::Request<WasiBody>, described: &str) -> Result<Target, DeniedRequest> {
+        let denied = |reason: String| DeniedRequest::new(described.to_owned(), reason);
         let uri = request.uri();
         let scheme = match uri.scheme_str() {
             Some("http") => Scheme::Http,
@@ -265,9 +267,15 @@ impl HttpGate {
             }
             refused
         })?;
-        let carried = inject::apply(rule, request, &path).map_err(denied)?;
-        let carried_secrets = carried.then(|| rule.redactor.clone());
-        Ok(Target { scheme, host, port, carried_secrets })
+        inject::refuse_method_override(rule, request).map_err(denied)?;
+        inject::apply(rule, request, &path).map_err(denied)?;
+        let sent_secrets = self.egress.secrets().cloned();
+        if sent_secrets.is_some() {
+            // A compressed echo would pass redaction unseen: ask for none (a response that
+            // is compressed anyway is refused, see `redacting`).
+            request.headers_mut().insert(http::header::ACCEPT_ENCODING, http::HeaderValue::from_static("identity"));
+        }
+        Ok(Target { scheme, host, port, sent_secrets })
     }
 
     /// Takes an in-flight slot for the call and for the runtime, or says which is full.
@@ -351,7 +359,8 @@ impl WasiHttpHooks for HttpGate {
             }
         }
         let mut request = request;
-        let target = match self.admit(&mut request) {
+        let described = describe(&request, &self.redactor);
+        let target = match self.admit(&mut request, &described) {
             Ok(target) => target,
             Err(denied) => {
                 self.refuse_recorded(denied, request.uri(), line.as_ref(), false);
@@ -361,7 +370,7 @@ impl WasiHttpHooks for HttpGate {
         let slot = match self.take_slot() {
             Ok(slot) => Arc::new(slot),
             Err(reason) => {
-                let denied = DeniedRequest::new(describe(&request, &self.redactor), reason);
+                let denied = DeniedRequest::new(described, reason);
                 self.refuse_recorded(denied, request.uri(), line.as_ref(), true);
                 return Box::new(async { Err(Error::ConnectionLimitReached) });
             }
@@ -372,19 +381,20 @@ impl WasiHttpHooks for HttpGate {
             let (host, port) = (target.host.clone(), target.port);
             async move { resolver.resolve(&host, port).await }
         };
-        let carried_secrets = target.carried_secrets.clone();
+        let sent_secrets = target.sent_secrets.clone();
         let check = AddressCheck {
             egress: self.egress.clone(),
             events: self.events.clone(),
             redactor: self.redactor.clone(),
             target,
+            described,
         };
         let (limit, events) = (self.max_response_bytes, self.events.clone());
         let recording = self.journal.clone().zip(line).map(|(journal, line)| (journal, line, self.redactor.clone()));
         Box::new(async move {
             let sent = async {
                 let addresses = resolved.await?;
-                let destination = check.pick(addresses, &request)?;
+                let destination = check.pick(addresses, request.uri())?;
                 connect::send(request, options, destination).await
             };
             let (response, drive) = match (sent.await, &recording) {
@@ -397,7 +407,7 @@ impl WasiHttpHooks for HttpGate {
                     return Err(err);
                 }
             };
-            let response = match carried_secrets {
+            let response = match sent_secrets {
                 Some(secrets) => redacting::redact_response(response, secrets),
                 None => response,
             };
@@ -427,12 +437,14 @@ struct AddressCheck {
     events: Arc<HttpEvents>,
     redactor: Redactor,
     target: Target,
+    /// The request as the tool sent it.
+    described: String,
 }
 
 impl AddressCheck {
     /// The resolved addresses the grant may reach, in order; when there is none, the refusal
     /// of the first one.
-    fn pick(&self, addresses: Vec<IpAddr>, request: &http::Request<WasiBody>) -> Result<Destination, Error> {
+    fn pick(&self, addresses: Vec<IpAddr>, uri: &http::Uri) -> Result<Destination, Error> {
         let target = &self.target;
         let mut allowed = Vec::new();
         let mut refused = None;
@@ -455,10 +467,9 @@ impl AddressCheck {
             format!("`{}` resolves to {ip}, {class}, which a host name on the allow-list may not reach", target.host);
         self.redactor.text(&mut reason);
         let grant = host_grant(&ip.to_string(), target.port, target.scheme);
-        let denied =
-            DeniedRequest { grant: Some(grant), ..DeniedRequest::new(describe(request, &self.redactor), reason) };
+        let denied = DeniedRequest { grant: Some(grant), ..DeniedRequest::new(self.described.clone(), reason) };
         if self.events.deny(denied.clone()) {
-            log_refusal(&self.redactor, request.uri(), &denied);
+            log_refusal(&self.redactor, uri, &denied);
         }
         Err(Error::DestinationIpProhibited)
     }
@@ -485,7 +496,8 @@ mod tests {
 
     fn admit(gate: &HttpGate, uri: &str) -> Result<http::Uri, DeniedRequest> {
         let mut request = request(uri);
-        gate.admit(&mut request).map(|_| request.uri().clone())
+        let described = describe(&request, &gate.redactor);
+        gate.admit(&mut request, &described).map(|_| request.uri().clone())
     }
 
     #[test]
@@ -534,7 +546,7 @@ mod tests {
             ["*.example.com", "10.0.0.5", "localhost:3000"].iter().map(|p| p.parse().expect("pattern")).collect();
         let egress = Egress::resolve(&[], &patterns, &Default::default()).expect("egress");
         let target =
-            |host: &str, port: u16| Target { scheme: Scheme::Http, host: host.into(), port, carried_secrets: None };
+            |host: &str, port: u16| Target { scheme: Scheme::Http, host: host.into(), port, sent_secrets: None };
         let allowed = |host: &str, port: u16, ip: &str| {
             address_allowed(&egress, &target(host, port), ip.parse().expect("ip")).is_ok()
         };

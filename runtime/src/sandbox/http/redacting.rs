@@ -1,10 +1,12 @@
-//! The response to a request that carried a secret, with the secret redacted from its
-//! headers and body before the guest reads a byte: a server that echoes what it received
-//! (a debugging endpoint, an error page quoting the request) hands the tool nothing.
+//! A response to a tool the host sends secrets for, with the secrets redacted from its headers
+//! and body before the guest reads a byte: a server that echoes what it received (a debugging
+//! endpoint, an error page quoting the request, a value it stored) hands the tool nothing.
 //!
 //! The body is redacted as it streams: each chunk is held back by the length of the longest
-//! spelling less one, so a secret split across chunks is still caught whole. Its length
-//! changes, so `content-length` is dropped.
+//! spelling less one, so a secret split across chunks is still caught whole, and a body that
+//! ends with the start of a secret has that redacted too. Its length changes, so
+//! `content-length` is dropped. A header whose name holds a secret is dropped. A compressed
+//! body cannot be checked: the host asks for none, and reading one anyway fails.
 
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
@@ -17,16 +19,28 @@ use wasmtime_wasi_http::{Error, WasiBody};
 
 use crate::redact::Redactor;
 
-/// `response` with `secrets` redacted from its headers and body.
+/// `response` with `secrets` redacted from its headers and body. A compressed body (the host
+/// asked for none) cannot be checked, so reading it fails.
 pub(super) fn redact_response(response: http::Response<WasiBody>, secrets: Redactor) -> http::Response<WasiBody> {
     let (mut parts, body) = response.into_parts();
     parts.headers.remove(http::header::CONTENT_LENGTH);
+    let coding = parts
+        .headers
+        .get(http::header::CONTENT_ENCODING)
+        .map(|value| String::from_utf8_lossy(value.as_bytes()).trim().to_ascii_lowercase());
+    let compressed = coding.filter(|coding| !coding.is_empty() && coding != "identity");
+    // A header whose name carries a secret goes: a name cannot hold `[REDACTED]`.
+    let named: Vec<http::HeaderName> =
+        parts.headers.keys().filter(|name| secrets.bytes_ignoring_case(name.as_str().as_bytes())).cloned().collect();
+    for name in named {
+        parts.headers.remove(name);
+    }
     for value in parts.headers.values_mut() {
         if let Some(redacted) = secrets.bytes(value.as_bytes()) {
             *value = HeaderValue::from_bytes(&redacted).unwrap_or_else(|_| HeaderValue::from_static("[REDACTED]"));
         }
     }
-    let body = RedactingBody { inner: body, held: BytesMut::new(), secrets, ended: false };
+    let body = RedactingBody { inner: body, held: BytesMut::new(), secrets, ended: false, compressed };
     http::Response::from_parts(parts, body.boxed_unsync())
 }
 
@@ -36,6 +50,8 @@ struct RedactingBody {
     held: BytesMut,
     secrets: Redactor,
     ended: bool,
+    /// The body's coding, when it is compressed: then it is not passed on.
+    compressed: Option<String>,
 }
 
 impl RedactingBody {
@@ -55,6 +71,10 @@ impl Body for RedactingBody {
     type Error = Error;
 
     fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Error>>> {
+        if let Some(coding) = self.compressed.take() {
+            self.ended = true;
+            return Poll::Ready(Some(Err(Error::HttpResponseContentCoding(Some(coding)))));
+        }
         loop {
             if self.ended {
                 return Poll::Ready(None);
@@ -93,10 +113,12 @@ impl Body for RedactingBody {
 }
 
 impl RedactingBody {
-    /// What is still held, at the end of the body.
+    /// What is still held, at the end of the body; a tail that is the start of a secret (a body
+    /// cut mid-secret) is redacted too.
     fn flush(&mut self) -> Option<Result<Frame<Bytes>, Error>> {
-        let held = self.held.split().freeze();
-        (!held.is_empty()).then(|| Ok(Frame::data(held)))
+        let mut held = self.held.split().to_vec();
+        self.secrets.redact_partial_tail(&mut held);
+        (!held.is_empty()).then(|| Ok(Frame::data(Bytes::from(held))))
     }
 }
 
@@ -123,7 +145,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_secret_split_across_chunks_is_redacted_whole() {
-        let chunks = Chunks(VecDeque::from(["echo: tok-12", "3456", "7890 and tok-1234567890", "!", "tok-"]));
+        let chunks = Chunks(VecDeque::from(["echo: tok-12", "3456", "7890 and tok-1234567890", "!", "tok-1234"]));
         let response = http::Response::builder()
             .header("x-echo", format!("Bearer {SECRET}"))
             .header("content-length", "999")
@@ -133,6 +155,19 @@ mod tests {
         assert_eq!(redacted.headers()["x-echo"], format!("Bearer {REDACTED}").as_str());
         assert!(redacted.headers().get("content-length").is_none());
         let body = redacted.into_body().collect().await.expect("body").to_bytes();
-        assert_eq!(std::str::from_utf8(&body).expect("utf-8"), format!("echo: {REDACTED} and {REDACTED}!tok-"));
+        assert_eq!(std::str::from_utf8(&body).expect("utf-8"), format!("echo: {REDACTED} and {REDACTED}!{REDACTED}"));
+    }
+
+    #[tokio::test]
+    async fn a_compressed_body_is_refused_and_a_header_named_by_a_secret_dropped() {
+        let response = http::Response::builder()
+            .header("content-encoding", "gzip")
+            .header(format!("x-{SECRET}"), "1")
+            .body(Chunks(VecDeque::from(["compressed bytes"])).boxed_unsync())
+            .expect("response");
+        let redacted = redact_response(response, Redactor::new([SECRET.to_owned()]));
+        assert_eq!(redacted.headers().len(), 1, "{:?}", redacted.headers());
+        let err = redacted.into_body().collect().await.expect_err("compressed");
+        assert!(matches!(err, Error::HttpResponseContentCoding(Some(ref coding)) if coding == "gzip"), "{err:?}");
     }
 }
