@@ -138,7 +138,20 @@ impl Redactor {
     /// `data` with every secret replaced, or `None` when it holds none: for bytes that need
     /// not be text (a response body).
     pub(crate) fn bytes(&self, data: &[u8]) -> Option<Vec<u8>> {
-        let found = |at: usize| self.secrets.iter().find(|secret| data[at..].starts_with(secret.as_bytes()));
+        // Only where a secret's first byte is can one start: a table lookup per byte, and the
+        // comparisons only there (a body streams through this).
+        let mut starts = [false; 256];
+        for secret in self.secrets.iter() {
+            if let Some(&first) = secret.as_bytes().first() {
+                starts[usize::from(first)] = true;
+            }
+        }
+        let found = |at: usize| {
+            if !starts[usize::from(data[at])] {
+                return None;
+            }
+            self.secrets.iter().find(|secret| data[at..].starts_with(secret.as_bytes()))
+        };
         let mut redacted: Option<Vec<u8>> = None;
         let (mut at, mut copied) = (0, 0);
         while at < data.len() {

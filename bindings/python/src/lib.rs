@@ -13,6 +13,7 @@ mod convert;
 mod errors;
 mod intercept;
 mod output;
+mod questions;
 mod runtime;
 mod tools;
 mod toolset;
@@ -35,5 +36,8 @@ fn _toolcell(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<wait::Pending>()?;
     module.add_function(wrap_pyfunction!(convert::repair, module)?)?;
     module.add_function(wrap_pyfunction!(convert::formats, module)?)?;
+    module.add_function(wrap_pyfunction!(questions::explain_policy, module)?)?;
+    module.add_function(wrap_pyfunction!(questions::check_policy, module)?)?;
+    module.add_function(wrap_pyfunction!(questions::suggest_rules, module)?)?;
     errors::add(module)
 }

@@ -37,3 +37,10 @@ def adapters(tools: toolcell.Tools) -> int:
         + len(toolcell.openai_agents.tools(tools))
         + len(toolcell.pydantic_ai.tools(tools))
     )
+
+
+def policy_questions(policy: str) -> bool:
+    explained: list[dict[str, Any]] = toolcell.explain_policy(policy=policy, tool="python")
+    outcomes = toolcell.check_policy(['deny reach "*.internal"'], tools_dir="tools", code_mode=True)
+    suggested: dict[str, Any] = toolcell.suggest_rules("denials.jsonl")
+    return bool(explained) and all(outcome["holds"] for outcome in outcomes) and bool(suggested["rules"])

@@ -30,8 +30,11 @@ from toolcell._toolcell import (
     ToolSetError,
     Usage,
     __version__,
+    check_policy,
+    explain_policy,
     formats,
     repair,
+    suggest_rules,
 )
 
 # The adapters import their framework only when called, so importing them here costs nothing.
@@ -55,13 +58,16 @@ __all__ = [
     "Tools",
     "Usage",
     "__version__",
+    "check_policy",
     "code_mode",
+    "explain_policy",
     "formats",
     "langchain",
     "llama_index",
     "openai_agents",
     "pydantic_ai",
     "repair",
+    "suggest_rules",
 ]
 
 

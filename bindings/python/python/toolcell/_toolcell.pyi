@@ -21,6 +21,9 @@ __all__ = [
     "Pending",
     "repair",
     "formats",
+    "explain_policy",
+    "check_policy",
+    "suggest_rules",
     "ToolcellError",
     "LoadError",
     "PolicyError",
@@ -236,3 +239,26 @@ def formats() -> list[str]:
 
 def repair(format: str, parameters: Mapping[str, _JSON], arguments: _JSON) -> _JSON:
     """A model's arguments for a strict export, back in the tool's own shape."""
+
+def explain_policy(
+    tools_dir: _StrPath | None = None,
+    *,
+    policy: _StrPath | None = None,
+    builtins: bool = True,
+    code_mode: bool = False,
+    tool: str | None = None,
+) -> list[dict[str, Any]]:
+    """What each tool can do under the policy, directly and through the tools it may call."""
+
+def check_policy(
+    assertions: Sequence[str] = ...,
+    *,
+    tools_dir: _StrPath | None = None,
+    policy: _StrPath | None = None,
+    builtins: bool = True,
+    code_mode: bool = False,
+) -> list[dict[str, Any]]:
+    """Each assertion (the policy's and these): whether it holds, and the grants that break it."""
+
+def suggest_rules(denials: _StrPath) -> dict[str, Any]:
+    """The narrowest rules that would have allowed the refused requests of a denials file."""
