@@ -69,6 +69,10 @@ fn world() -> &'static World {
                 headers = {{ Authorization = "Bearer {{secret:TOKEN}}" }}
                 placeholders = ["TOKEN"]
                 [[tools.{tool}.http]]
+                host = "http://127.0.0.1:{port}"
+                paths = ["/header-only/**"]
+                headers = {{ Authorization = "Bearer {{secret:TOKEN}}" }}
+                [[tools.{tool}.http]]
                 host = "127.0.0.1:{port}"
                 methods = ["GET"]
                 paths = ["/repos/*/issues"]
@@ -305,10 +309,29 @@ async fn a_refusal_after_the_secret_was_filled_in_quotes_the_request_as_the_tool
 }
 
 #[tokio::test]
-async fn a_method_override_the_rule_does_not_allow_is_refused() {
-    let output = thief("GET", &url("/repos/octo/issues"), &[("X-HTTP-Method-Override", "DELETE")]).await;
-    let Some(CallError::HttpDenied { reason, .. }) = &output.error else { panic!("{output:#?}") };
-    assert!(reason.contains("method-override"), "{reason}");
+async fn a_method_or_path_override_the_rule_does_not_allow_is_refused() {
+    for (path, header) in [
+        ("/repos/octo/issues", ("X-HTTP-Method-Override", "DELETE")),
+        ("/repos/octo/issues?%5Fmethod=DELETE", ("X-Ignored", "1")),
+        ("/repos/octo/issues", ("X-Original-URL", "/admin")),
+    ] {
+        let output = thief("GET", &url(path), &[header]).await;
+        let Some(CallError::HttpDenied { reason, .. }) = &output.error else { panic!("{path}: {output:#?}") };
+        assert!(reason.contains("method-override") || reason.contains("another path"), "{reason}");
+    }
+}
+
+#[tokio::test]
+async fn a_tool_cannot_take_an_echo_apart_or_move_a_header_secret_into_the_url() {
+    // A byte range of an echo: the host drops `Range`, the whole echo comes back, redacted.
+    let seen = steal("GET", &url("/api/reflect-range"), &[("Range", "bytes=40-43")]).await;
+    assert!(seen.contains("status 200") && seen.contains("Bearer [REDACTED]"), "{seen}");
+    assert!(received("/api/reflect-range")[0].header("range").is_empty());
+    // A secret the rule sends only in a header is never filled into the tool's placeholder.
+    steal("GET", &url("/header-only/x?k={secret:TOKEN}"), &[]).await;
+    let got = &received("/header-only/x")[0];
+    assert_eq!(got.header("authorization"), [format!("Bearer {SECRET}")]);
+    assert!(got.line.contains("k={secret:TOKEN}"), "{got:?}");
 }
 
 #[tokio::test]

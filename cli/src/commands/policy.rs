@@ -91,11 +91,12 @@ fn check(source: Source<'_>, files: &[PathBuf], json: bool, code_mode: bool) -> 
                 out!("          by {grant}");
             }
         }
+        let count = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         out!(
-            "{} assertions over {} tools: {} hold, {broken} broken",
-            outcomes.len(),
-            scope.tools.len(),
-            outcomes.len() - broken
+            "{} over {}: {}, {broken} broken",
+            count(outcomes.len(), "assertion", "assertions"),
+            count(scope.tools.len(), "tool", "tools"),
+            count(outcomes.len() - broken, "holds", "hold")
         );
     }
     Ok(if broken == 0 { ExitCode::SUCCESS } else { ExitCode::from(EXIT_TOOL_ERROR) })

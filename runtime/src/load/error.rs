@@ -34,7 +34,7 @@ pub enum RuntimeError {
     },
     /// The denials file ([`RuntimeBuilder::record_denials`](crate::RuntimeBuilder::record_denials))
     /// could not be opened.
-    #[error("cannot open the denials file {}: {source}. Name a file in a folder that exists and you may write to", path.display())]
+    #[error("cannot use the denials file {}: {source}", path.display())]
     DenialsFile {
         /// The file.
         path: PathBuf,

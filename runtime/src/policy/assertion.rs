@@ -61,7 +61,12 @@ impl FromStr for Assertion {
     fn from_str(text: &str) -> Result<Self, String> {
         let words = tokens(text)?;
         let words: Vec<&str> = words.iter().map(String::as_str).collect();
-        let path = |text: &str| text.parse::<PathPattern>().map_err(|reason| format!("`{text}`: {reason}"));
+        let path = |text: &str| {
+            if !text.starts_with('/') {
+                return Err(format!("`{text}`: a path in an assertion is absolute, e.g. \"/home/**\""));
+            }
+            text.parse::<PathPattern>().map_err(|reason| format!("`{text}`: {reason}"))
+        };
         let host = |text: &str| text.parse::<HostGlob>().map_err(|reason| format!("`{text}`: {reason}"));
         let claim = match words.as_slice() {
             ["deny", "write", glob] => Claim::Write(path(glob)?),
@@ -112,7 +117,7 @@ mod tests {
     fn bad_assertions_say_how_to_write_them() {
         for (text, says) in [
             ("allow write \"/x\"", "is not an assertion"),
-            ("deny write \"x\"", "must start with `/`"),
+            ("deny write \"x\"", "a path in an assertion is absolute"),
             ("deny reach \"*bad\"", "first label"),
             ("deny secret \"A\" with reach \"*\" except", "only `except"),
             ("deny write \"/x", "not closed"),

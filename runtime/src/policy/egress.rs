@@ -17,6 +17,13 @@ use super::hosts::{HostPattern, Scheme};
 use super::paths::{PathPattern, RequestPath};
 use crate::redact::Redactor;
 
+/// Whether `name` can name a secret: letters, digits and `_`, not starting with a digit.
+pub(crate) fn is_secret_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+}
+
 /// `{secret:NAME}` placeholders in `text`: where each is, and the name.
 pub(crate) fn placeholders(text: &str) -> impl Iterator<Item = (std::ops::Range<usize>, &str)> {
     const OPEN: &str = "{secret:";
@@ -100,7 +107,8 @@ pub struct HttpRule {
     /// Headers the host sets on the rule's requests, over any the tool set.
     pub headers: Vec<(String, HeaderTemplate)>,
     /// Secrets the tool may name as `{secret:NAME}` in a header or query parameter value of
-    /// the rule's requests, for the host to fill in.
+    /// the rule's requests, for the host to fill in (a secret only in `headers` is never
+    /// filled in for the tool).
     pub placeholders: Vec<String>,
 }
 
@@ -227,6 +235,22 @@ impl HttpRule {
                 problems.push(format!("`{method}` is not an HTTP method, such as \"GET\""));
             }
         }
+        for name in &self.placeholders {
+            if !is_secret_name(name) {
+                problems.push(format!(
+                    "placeholders: `{name}` is not a secret's name (letters, digits and `_`, not starting with a digit)"
+                ));
+            }
+        }
+        for (name, value) in &self.headers {
+            if value.as_str().matches("{secret:").count() != value.secrets().count() {
+                problems.push(format!(
+                    "header `{name}`: `{}` holds a `{{secret:` that is not a placeholder; write `{{secret:NAME}}` with a \
+                     secret's name (letters, digits and `_`, not starting with a digit)",
+                    value.as_str()
+                ));
+            }
+        }
         for (name, _) in &self.headers {
             match HeaderName::from_bytes(name.as_bytes()) {
                 Ok(header) if FORBIDDEN_HEADERS.contains(&header.as_str()) => problems.push(format!(
@@ -290,7 +314,7 @@ pub(crate) struct ResolvedRule {
     pub(crate) rule: HttpRule,
     /// Headers the host sets, values filled in.
     pub(crate) headers: Vec<(HeaderName, HeaderValue)>,
-    /// Secrets by name, for the tool's placeholders.
+    /// The secrets the rule lists in `placeholders`, by name, for the tool's placeholders.
     pub(crate) secrets: BTreeMap<String, String>,
 }
 
@@ -357,6 +381,9 @@ impl Egress {
                 named.insert(name.to_owned(), value.clone());
             }
             sent.extend(named.values().flat_map(|value| echo_spellings(value)));
+            // Only the secrets the rule lists as placeholders fill the tool's: one it sends in
+            // a header stays in that header.
+            named.retain(|name, _| rule.placeholders.contains(name));
             resolved.push(ResolvedRule { rule: rule.clone(), headers, secrets: named });
         }
         for host in allow_hosts {
@@ -454,8 +481,14 @@ pub(crate) fn echo_spellings(value: &str) -> Vec<String> {
         value.to_owned(),
         lower_hex_escapes(&encoded),
         encoded.replace("%20", "+"),
+        // Python's `quote` (keeps `/`) and JavaScript's `encodeURI` (keeps what a URL may hold).
+        encode_except(value, b"/"),
+        encode_except(value, b";,/?:@&=+$!*'()#"),
         html.replace('\'', "&#39;"),
         html.replace('\'', "&#x27;"),
+        references(value, |byte| format!("&#{byte};")),
+        references(value, |byte| format!("&#x{byte:x};")),
+        references(value, |byte| format!("\\u{byte:04x}")),
         json.replace('/', "\\/"),
         go.replace('/', "\\/"),
         encoded,
@@ -465,6 +498,26 @@ pub(crate) fn echo_spellings(value: &str) -> Vec<String> {
     spellings.sort();
     spellings.dedup();
     spellings
+}
+
+/// `value` percent-encoded except for the unreserved characters and `keep`.
+fn encode_except(value: &str, keep: &[u8]) -> String {
+    let mut encoded = String::with_capacity(value.len());
+    for byte in value.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) || keep.contains(&byte) {
+            encoded.push(char::from(byte));
+        } else {
+            encoded.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    encoded
+}
+
+/// `value` with every ASCII character but the unreserved ones written as `reference(byte)`:
+/// HTML's numeric references, JSON's `\u` escapes.
+fn references(value: &str, reference: impl Fn(u8) -> String) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-._~".contains(c);
+    value.chars().map(|c| if c.is_ascii() && !plain(c) { reference(c as u8) } else { c.to_string() }).collect()
 }
 
 /// `%2F` as `%2f`: the same escape, as some servers write it.

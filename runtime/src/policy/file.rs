@@ -312,10 +312,7 @@ fn parse_secret(
     host: HostVariables,
     problems: &mut Vec<String>,
 ) -> Option<SecretGrant> {
-    if name.is_empty()
-        || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        || name.starts_with(|c: char| c.is_ascii_digit())
-    {
+    if !super::egress::is_secret_name(name) {
         problems.push(format!("{at}: a secret's name is letters, digits and `_`, not starting with a digit"));
         return None;
     }

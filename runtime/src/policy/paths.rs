@@ -126,10 +126,31 @@ const ENCODED_SEPARATORS: [&str; 2] = ["%2F", "%5C"];
 /// encoded `/` or `\` separate.
 const SEGMENT_ENDS: [&str; 6] = ["%2F", "%5C", "\\", ";", "%3B", "%00"];
 
-/// Spellings of `.`, `/` and `\` that some decoders turn into them: overlong UTF-8 and the
-/// full-width forms that Unicode normalization (NFKC) folds.
-const LOOKALIKES: [&str; 10] =
-    ["%C0%AE", "%E0%80%AE", "%C0%AF", "%E0%80%AF", "%C1%9C", "%EF%BC%8E", "%EF%BC%8F", "%EF%BC%BC", "．", "／"];
+/// Escapes that decode twice into a dot, a separator, a NUL or `;`: `%252E` is `%2E`.
+const DOUBLE_ENCODED: [&str; 5] = ["%252E", "%252F", "%255C", "%2500", "%253B"];
+
+/// Spellings of `.`, `/` and `\` that some decoders turn into them: overlong UTF-8, and the
+/// forms Unicode normalization (NFKC) folds (full-width, small, one- and two-dot leaders).
+/// (Checked after unreserved escapes are decoded: `%C0%2E` is seen as `%C0.`.)
+const LOOKALIKES: [&str; 17] = [
+    "%C0%AE",
+    "%E0%80%AE",
+    "%C0.",
+    "%C0%AF",
+    "%E0%80%AF",
+    "%C1%9C",
+    "%EF%BC%8E",
+    "%EF%BC%8F",
+    "%EF%BC%BC",
+    "%EF%B9%92",
+    "%E2%80%A4",
+    "%E2%80%A5",
+    "．",
+    "／",
+    "＼",
+    "﹒",
+    "․",
+];
 
 /// Refuses `..`, and a `..` a server could make of a segment: by decoding once more, by
 /// reading a look-alike as a dot or a slash, by ending the name at `;` or a NUL, by splitting
@@ -142,7 +163,7 @@ fn check_dot_segments(segment: &str) -> Result<(), PathRefused> {
         ))
     };
     let upper = segment.to_ascii_uppercase();
-    if upper.contains("%252E") || upper.contains("%252F") || upper.contains("%255C") {
+    if DOUBLE_ENCODED.iter().any(|escape| upper.contains(escape)) {
         return Err(PathRefused(format!(
             "the path segment `{segment}` holds a double-encoded `.`, `/` or `\\`, which a server that decodes twice \
              reads as a step up or a separator: send the path itself"
@@ -158,14 +179,36 @@ fn check_dot_segments(segment: &str) -> Result<(), PathRefused> {
     for end in SEGMENT_ENDS {
         pieces = pieces.into_iter().flat_map(|piece| piece.split(end)).collect();
     }
+    // `..` followed only by what a server may drop or stop at (spaces, controls, bytes that
+    // are no character, punctuation): `.. `, `...`, `..%FF`, `..%09`, `..%3F`.
     let steps_up = |piece: &&str| {
-        let piece = piece.replace("%20", " ");
-        piece.matches('.').count() >= 2 && piece.chars().all(|c| c == '.' || c == ' ')
+        let bytes = decode_all(piece);
+        bytes.starts_with(b"..") && !bytes.iter().any(u8::is_ascii_alphanumeric)
     };
     if pieces.iter().any(steps_up) {
         return Err(refused());
     }
     Ok(())
+}
+
+/// Every escape of `text` decoded, as bytes: how the most eager server reads it.
+fn decode_all(text: &str) -> Vec<u8> {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match text.get(i + 1..i + 3).and_then(|hex| u8::from_str_radix(hex, 16).ok()).filter(|_| bytes[i] == b'%') {
+            Some(byte) => {
+                decoded.push(byte);
+                i += 3;
+            }
+            None => {
+                decoded.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    decoded
 }
 
 /// Whether a segment may stand for more than one segment on the server.
@@ -381,10 +424,19 @@ mod tests {
             "/api/...",
             "/api/..%20/admin",
             "/api/x%00.json",
+            "/api/%E2%80%A4%E2%80%A4/admin",
+            "/api/%E2%80%A5/admin",
+            "/api/%EF%B9%92%EF%B9%92/admin",
+            "/api/..%2500/admin",
+            "/api/..%FF/admin",
+            "/api/..%09/admin",
+            "/api/..%3F/admin",
+            "/api/..%23/admin",
+            "/api/%C0%2E%C0%2E/admin",
         ] {
             assert!(RequestPath::normalize(raw).is_err(), "{raw}");
         }
-        for raw in ["/a/.x", "/a/x..y", "/a/v1.2", "/a/;x", "/a/.well-known"] {
+        for raw in ["/a/.x", "/a/x..y", "/a/v1.2", "/a/;x", "/a/.well-known", "/a/..x", "/a/%E2%80%A6"] {
             assert!(RequestPath::normalize(raw).is_ok(), "{raw}");
         }
     }

@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use super::reach::{Calls, Scope, chain};
-use crate::policy::{Assertion, Claim, EnvValue, Grants, HttpRule, Policy};
+use crate::policy::{Assertion, Claim, EnvValue, Grants, HttpRule, PathPattern, Policy};
 
 /// Whether an assertion holds, and if not, the grants that break it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -54,9 +54,10 @@ fn broken_by(calls: &Calls<'_>, claim: &Claim) -> Vec<String> {
         match claim {
             Claim::Write(glob) | Claim::Read(glob) => {
                 let writes = matches!(claim, Claim::Write(_));
+                let globs = spellings_on_disk(glob);
                 for (owner, grants, through) in acting_for(calls, tool) {
                     for (i, dir) in grants.dirs.iter().enumerate() {
-                        if (dir.writable || !writes) && glob.overlaps_tree(&dir.host) {
+                        if (dir.writable || !writes) && globs.iter().any(|glob| glob.overlaps_tree(&dir.host)) {
                             let mode = if dir.writable { "read-write" } else { "read-only" };
                             broken.push(format!(
                                 "{tool}{through}: `{owner}` is granted {} at {} ({mode}) [tools.{owner}] dirs[{i}]",
@@ -114,6 +115,28 @@ fn broken_by(calls: &Calls<'_>, claim: &Claim) -> Vec<String> {
         }
     }
     broken
+}
+
+/// `glob` as written, and with the part of it before its first wildcard resolved through
+/// symlinks where that exists: grants are compared by their real paths, so `/tmp/link/**`
+/// must also be `/private/tmp/...` when `/tmp` is a link.
+fn spellings_on_disk(glob: &PathPattern) -> Vec<PathPattern> {
+    let mut spellings = vec![glob.clone()];
+    let segments: Vec<&str> = glob.as_str().split('/').filter(|segment| !segment.is_empty()).collect();
+    let literal = segments.iter().take_while(|segment| !segment.contains('*')).count();
+    for cut in (1..=literal).rev() {
+        let prefix: std::path::PathBuf = std::iter::once("/").chain(segments[..cut].iter().copied()).collect();
+        let Ok(real) = std::fs::canonicalize(&prefix) else { continue };
+        let rest = segments[cut..].join("/");
+        let text = if rest.is_empty() { real.display().to_string() } else { format!("{}/{rest}", real.display()) };
+        if let Ok(resolved) = text.parse::<PathPattern>()
+            && resolved != *glob
+        {
+            spellings.push(resolved);
+        }
+        break;
+    }
+    spellings
 }
 
 /// How `tool` can come to hold the `env` secret `name`: it is granted it, or it calls
@@ -228,6 +251,23 @@ mod tests {
             ["python can get API_KEY back from `weather` (env API_KEY, through python → weather) through python → \
               http_fetch: `http_fetch` may send evil.example [tools.http_fetch] allow_hosts[0]"]
         );
+    }
+
+    #[test]
+    fn a_path_through_a_symlink_is_compared_by_where_it_leads() {
+        let root = std::env::temp_dir().join(format!("toolcell-check-link-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("home/alice")).expect("mkdir");
+        std::os::unix::fs::symlink(root.join("home"), root.join("alias")).expect("symlink");
+        let policy = format!(
+            "[tools.files]\ndirs = [{{ host = \"{}\", guest = \"/w\", mode = \"rw\" }}]\n",
+            root.join("home/alice").display()
+        );
+        let outcome = check(&policy, &format!("deny write \"{}/alias/**\"", root.display()));
+        assert!(!outcome.holds, "{outcome:?}");
+        let outcome = check(&policy, &format!("deny read \"{}/alias/alice\"", root.display()));
+        assert!(!outcome.holds, "{outcome:?}");
+        let _ = std::fs::remove_dir_all(&root);
     }
 
     #[test]

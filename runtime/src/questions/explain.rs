@@ -172,7 +172,10 @@ fn from_host(value: &EnvValue) -> Option<String> {
 impl ToolExplanation {
     /// The explanation as lines of text for a person.
     pub fn to_text(&self) -> String {
-        let mut text = format!("{}\n", self.tool);
+        // A policy may name a tool anything: no control character of its name reaches a terminal.
+        let name: String = self.tool.chars().flat_map(char::escape_default).collect();
+        let name = if name == self.tool { name } else { format!("\"{name}\" (a name no tool can have)") };
+        let mut text = format!("{name}\n");
         let mut line = |label: &str, items: Vec<String>| {
             if items.is_empty() {
                 text.push_str(&format!("  {label}: none\n"));

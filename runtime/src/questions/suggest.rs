@@ -8,6 +8,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::policy::{HostPattern, PathPattern};
+use crate::tool::definition::is_tool_name;
+
 /// One refused request, as `invoke --denials` and `serve --denials` write them (a JSON object
 /// per line).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,7 +83,15 @@ pub fn suggest(denials: &[Denial]) -> Suggestions {
     // (tool, host) → path → methods, and the count of each.
     let mut wanted: BTreeMap<(String, String), BTreeMap<String, Asked>> = BTreeMap::new();
     for denial in denials {
-        let Some((host, methods, paths)) = denial.rule.as_deref().and_then(parse_rule) else {
+        // A denials file is read as untrusted: a tool name, host, method or path that is not one
+        // (a forged or damaged line) proposes nothing.
+        let parsed = denial.rule.as_deref().and_then(parse_rule).filter(|(host, methods, paths)| {
+            is_tool_name(&denial.tool)
+                && host.parse::<HostPattern>().is_ok()
+                && methods.iter().all(|method| http::Method::from_bytes(method.as_bytes()).is_ok())
+                && paths.iter().all(|path| path.parse::<PathPattern>().is_ok())
+        });
+        let Some((host, methods, paths)) = parsed else {
             unallowable.push(denial.clone());
             continue;
         };
@@ -213,6 +224,19 @@ mod tests {
         // What it proposes parses as a policy.
         let policy = rules.concat();
         assert!(crate::Policy::parse(&policy, std::path::Path::new(".")).is_ok(), "{policy}");
+    }
+
+    #[test]
+    fn a_forged_line_proposes_nothing() {
+        let forged = [
+            denial("http_fetch\"]\n[tools.evil.http]]", "GET", "example.com", "/x"),
+            denial("gh", "GET", "exa mple.com\u{1b}[2J", "/x"),
+            denial("gh", "G ET", "example.com", "/x"),
+            denial("gh", "GET", "example.com", "x/../y"),
+        ];
+        let suggested = suggest(&forged);
+        assert!(suggested.rules.is_empty(), "{:?}", suggested.rules);
+        assert_eq!(suggested.unallowable.len(), 4);
     }
 
     #[test]

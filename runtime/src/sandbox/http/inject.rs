@@ -48,8 +48,15 @@ pub(super) fn refuse_method_override(rule: &ResolvedRule, request: &http::Reques
     let allowed = |method: &str| rule.rule.methods.iter().any(|allowed| allowed.eq_ignore_ascii_case(method.trim()));
     let headers = METHOD_OVERRIDES.iter().flat_map(|name| request.headers().get_all(*name));
     let mut asked: Vec<String> = headers.map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned()).collect();
+    // `_method`, however the key is spelled: `%5Fmethod`, `_method[]`, after `;`.
     let query = request.uri().query().unwrap_or_default();
-    asked.extend(query.split('&').filter_map(|pair| pair.strip_prefix("_method=")).map(str::to_owned));
+    for pair in query.split(['&', ';']) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let key = decode_query_key(key);
+        if key.trim_end_matches("[]").eq_ignore_ascii_case("_method") {
+            asked.push(value.to_owned());
+        }
+    }
     match asked.iter().find(|method| !allowed(method)) {
         Some(method) => Err(format!(
             "the request asks to be taken as `{}` (a method-override header or `_method`), which this tool may not \
@@ -59,6 +66,51 @@ pub(super) fn refuse_method_override(rule: &ResolvedRule, request: &http::Reques
         None => Ok(()),
     }
 }
+
+/// A query key with its escapes decoded (for comparing it, not for sending).
+fn decode_query_key(key: &str) -> String {
+    let bytes = key.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escape = key.get(i + 1..i + 3).and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match (bytes[i], escape) {
+            (b'%', Some(byte)) => {
+                decoded.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                decoded.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&decoded).into_owned()
+}
+
+/// Headers by which some servers and proxies take a request for another path than its URL's
+/// (IIS, older Symfony).
+const PATH_OVERRIDES: [&str; 2] = ["x-original-url", "x-rewrite-url"];
+
+/// Refuses a request of a rule that names paths when it asks, in a header, to be taken for
+/// another path than the one checked.
+pub(super) fn refuse_path_override(rule: &ResolvedRule, request: &http::Request<WasiBody>) -> Result<(), String> {
+    if rule.rule.paths.is_empty() {
+        return Ok(());
+    }
+    match PATH_OVERRIDES.iter().find(|name| request.headers().contains_key(**name)) {
+        Some(name) => Err(format!(
+            "the request asks to be taken for another path (`{name}`), which this tool may not do where its paths \
+             are limited"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Headers that ask for part of a response: with them a tool could read an echo of a secret
+/// a few bytes at a time, each part too short to be recognized. A request that may bring a
+/// secret back goes out without them, and gets the whole response.
+pub(super) const RANGE_HEADERS: [http::HeaderName; 2] = [http::header::RANGE, http::header::IF_RANGE];
 
 /// Fills the rule's secrets into the header values the tool wrote.
 fn fill_headers(rule: &ResolvedRule, headers: &mut http::HeaderMap) -> Result<(), String> {
@@ -192,6 +244,11 @@ mod tests {
             let request = builder.body(body()).expect("request");
             let refused = refuse_method_override(resolved, &request).expect_err(uri);
             assert!(refused.contains("method-override"), "{refused}");
+        }
+        for query in ["%5Fmethod=DELETE", "_method[]=DELETE", "a=1;_method=DELETE", "%5fMETHOD=delete"] {
+            let request =
+                http::Request::get(format!("https://api.example.com/x?{query}")).body(body()).expect("request");
+            assert!(refuse_method_override(resolved, &request).is_err(), "{query}");
         }
         let request =
             http::Request::get("https://api.example.com/x").header("X-HTTP-Method-Override", "get").body(body());

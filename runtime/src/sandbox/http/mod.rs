@@ -267,13 +267,19 @@ impl HttpGate {
             }
             refused
         })?;
-        inject::refuse_method_override(rule, request).map_err(denied)?;
+        inject::refuse_method_override(rule, request).map_err(&denied)?;
+        inject::refuse_path_override(rule, request).map_err(&denied)?;
         inject::apply(rule, request, &path).map_err(denied)?;
         let sent_secrets = self.egress.secrets().cloned();
         if sent_secrets.is_some() {
             // A compressed echo would pass redaction unseen: ask for none (a response that
-            // is compressed anyway is refused, see `redacting`).
-            request.headers_mut().insert(http::header::ACCEPT_ENCODING, http::HeaderValue::from_static("identity"));
+            // is compressed anyway is refused, see `redacting`); and for the whole response,
+            // not parts too short to recognize.
+            let headers = request.headers_mut();
+            headers.insert(http::header::ACCEPT_ENCODING, http::HeaderValue::from_static("identity"));
+            for name in inject::RANGE_HEADERS {
+                headers.remove(name);
+            }
         }
         Ok(Target { scheme, host, port, sent_secrets })
     }
