@@ -17,6 +17,7 @@ mod component;
 mod error;
 mod grants;
 mod metadata;
+pub mod oci;
 mod sources;
 mod steer;
 mod version;
