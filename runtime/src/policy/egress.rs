@@ -536,15 +536,7 @@ fn lower_hex_escapes(encoded: &str) -> String {
 
 /// `value` percent-encoded for a query string: every byte but the unreserved characters.
 pub(crate) fn percent_encode(value: &str) -> String {
-    let mut encoded = String::with_capacity(value.len());
-    for byte in value.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            encoded.push(char::from(byte));
-        } else {
-            encoded.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    encoded
+    encode_except(value, b"")
 }
 
 /// One `[[tools.<tool>.http]]` table of a policy file.

@@ -36,8 +36,8 @@ pub(crate) use self::egress::{Egress, ResolvedRule, host_grant, percent_encode, 
 pub use self::egress::{HeaderTemplate, HttpRule, SuggestedRule};
 pub use self::hosts::{HostGlob, HostPattern};
 pub(crate) use self::hosts::{Scheme, canonical_address};
-pub(crate) use self::paths::RequestPath;
 pub use self::paths::{PathPattern, normalize_path};
+pub(crate) use self::paths::{RequestPath, percent_decoded};
 pub use crate::redact::{REDACTED, RedactingWriter};
 use crate::tool::limits::LimitOverrides;
 

@@ -182,7 +182,7 @@ fn check_dot_segments(segment: &str) -> Result<(), PathRefused> {
     // `..` followed only by what a server may drop or stop at (spaces, controls, bytes that
     // are no character, punctuation): `.. `, `...`, `..%FF`, `..%09`, `..%3F`.
     let steps_up = |piece: &&str| {
-        let bytes = decode_all(piece);
+        let bytes = percent_decoded(piece);
         bytes.starts_with(b"..") && !bytes.iter().any(u8::is_ascii_alphanumeric)
     };
     if pieces.iter().any(steps_up) {
@@ -192,12 +192,13 @@ fn check_dot_segments(segment: &str) -> Result<(), PathRefused> {
 }
 
 /// Every escape of `text` decoded, as bytes: how the most eager server reads it.
-fn decode_all(text: &str) -> Vec<u8> {
+pub(crate) fn percent_decoded(text: &str) -> Vec<u8> {
     let bytes = text.as_bytes();
     let mut decoded = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        match text.get(i + 1..i + 3).and_then(|hex| u8::from_str_radix(hex, 16).ok()).filter(|_| bytes[i] == b'%') {
+        let hex = text.get(i + 1..i + 3).filter(|hex| hex.bytes().all(|b| b.is_ascii_hexdigit()));
+        match hex.and_then(|hex| u8::from_str_radix(hex, 16).ok()).filter(|_| bytes[i] == b'%') {
             Some(byte) => {
                 decoded.push(byte);
                 i += 3;

@@ -8,7 +8,7 @@
 use http::header::HeaderValue;
 use wasmtime_wasi_http::WasiBody;
 
-use crate::policy::{RequestPath, ResolvedRule, percent_encode, placeholders};
+use crate::policy::{RequestPath, ResolvedRule, percent_decoded, percent_encode, placeholders};
 
 /// Applies `rule` to `request`, whose normalized path is `path`; or says why it cannot be
 /// sent.
@@ -52,7 +52,7 @@ pub(super) fn refuse_method_override(rule: &ResolvedRule, request: &http::Reques
     let query = request.uri().query().unwrap_or_default();
     for pair in query.split(['&', ';']) {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-        let key = decode_query_key(key);
+        let key = String::from_utf8_lossy(&percent_decoded(key)).into_owned();
         if key.trim_end_matches("[]").eq_ignore_ascii_case("_method") {
             asked.push(value.to_owned());
         }
@@ -65,27 +65,6 @@ pub(super) fn refuse_method_override(rule: &ResolvedRule, request: &http::Reques
         )),
         None => Ok(()),
     }
-}
-
-/// A query key with its escapes decoded (for comparing it, not for sending).
-fn decode_query_key(key: &str) -> String {
-    let bytes = key.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let escape = key.get(i + 1..i + 3).and_then(|hex| u8::from_str_radix(hex, 16).ok());
-        match (bytes[i], escape) {
-            (b'%', Some(byte)) => {
-                decoded.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                decoded.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&decoded).into_owned()
 }
 
 /// Headers by which some servers and proxies take a request for another path than its URL's
