@@ -44,6 +44,16 @@ pub(crate) struct Cli {
     #[arg(long, global = true, env = "TOOLCELL_POLICY", value_name = "FILE")]
     pub(crate) policy: Option<PathBuf>,
 
+    /// Keep the tools pulled from registries here (the policy's `source = "oci://…"` tools,
+    /// and `pull`'s) [default: oci/ in the cache folder].
+    #[arg(long, global = true, env = "TOOLCELL_REGISTRY_STORE", value_name = "DIR")]
+    pub(crate) registry_store: Option<PathBuf>,
+
+    /// Load registry tools only by digest: a tag toolcell.lock does not pin is not resolved
+    /// (the tool does not load). For replicas that must all run the same bytes.
+    #[arg(long, global = true, env = "TOOLCELL_LOCKED")]
+    pub(crate) locked: bool,
+
     #[command(subcommand)]
     pub(crate) command: Command,
 }
@@ -119,6 +129,26 @@ pub(crate) enum Command {
     /// `python` tool 10-20 s). Run it after installing or updating toolcell or your tools, with
     /// the same --tools-dir and --cache-dir as the server. Exit code 0 when every tool loads.
     Warm,
+    /// Publish a tool's component to an OCI registry, as WebAssembly components are laid out
+    /// there (`wkg`, `oras`, Wassette): the `application/wasm` layer, the
+    /// `application/vnd.wasm.config.v0+json` config, and the tool's metadata as annotations.
+    /// With --sign, signed with a key: a cosign signature and a Sigstore bundle referrer.
+    Push(Box<PushArgs>),
+    /// Fetch a tool from an OCI registry into the store (`oci/` in the cache folder), check
+    /// its signature against the keys given, and pin the digest its tag resolved to in
+    /// toolcell.lock (later pulls and loads use the digest). A tool pinned and in the store is
+    /// not fetched again: it loads with the registry gone. Exit code 0 when it was pulled and
+    /// checked, 1 when it could not be pulled or was refused, 2 for a usage error.
+    Pull(Box<PullArgs>),
+    /// Make a key pair to sign tools with: PREFIX.key (private, PKCS#8, readable by you only)
+    /// and PREFIX.pub (ECDSA P-256, as cosign's).
+    Keygen {
+        /// Where: PREFIX.key and PREFIX.pub.
+        prefix: PathBuf,
+        /// Replace existing files.
+        #[arg(long)]
+        force: bool,
+    },
     /// Serve every tool to MCP clients, over stdio (the default) or streamable HTTP at /mcp.
     /// Policy, cache and limits apply as for `invoke`. Logs go to stderr (TOOLCELL_LOG).
     Serve(Box<ServeArgs>),
@@ -496,6 +526,60 @@ impl From<Schemas> for toolcell_mcp::Schemas {
             Schemas::Strict => Self::Strict,
         }
     }
+}
+
+/// How to reach a registry.
+#[derive(Debug, Args)]
+pub(crate) struct RegistryArgs {
+    /// Speak plain HTTP to this registry (HOST:PORT; repeatable). Loopback registries
+    /// (localhost, 127.x) always are; every other one is spoken to over https.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub(crate) plain_http: Vec<String>,
+    /// The user name for the registry, when it asks for one.
+    #[arg(long, env = "TOOLCELL_REGISTRY_USERNAME", value_name = "NAME")]
+    pub(crate) username: Option<String>,
+    /// The password or token for the registry (only from the environment, never a flag).
+    #[arg(skip = std::env::var("TOOLCELL_REGISTRY_PASSWORD").ok())]
+    pub(crate) password: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PushArgs {
+    /// The component (.wasm): it must load as a tool.
+    pub(crate) file: PathBuf,
+    /// Where: oci://REGISTRY/REPOSITORY:TAG.
+    pub(crate) reference: String,
+    /// Sign it with this private key (PEM PKCS#8, as `toolcell keygen` makes).
+    #[arg(long, value_name = "KEY")]
+    pub(crate) sign: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) registry: RegistryArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PullArgs {
+    /// oci://REGISTRY/REPOSITORY:TAG or oci://REGISTRY/REPOSITORY@sha256:DIGEST.
+    pub(crate) reference: String,
+    /// It must be signed by this public key (PEM; repeatable: any one of them).
+    #[arg(long = "key", value_name = "FILE.pub")]
+    pub(crate) keys: Vec<PathBuf>,
+    /// Take it unsigned (explicitly: a registry tool must be signed otherwise).
+    #[arg(long, conflicts_with = "keys")]
+    pub(crate) unsigned: bool,
+    /// The lockfile to pin the tag in [default: toolcell.lock in --tools-dir, else here].
+    #[arg(long, value_name = "FILE")]
+    pub(crate) lock: Option<PathBuf>,
+    /// Resolve the tag again, even when the lockfile pins it, and pin what it names now.
+    #[arg(long)]
+    pub(crate) update: bool,
+    /// Also write the component to this file.
+    #[arg(long, short, value_name = "FILE")]
+    pub(crate) output: Option<PathBuf>,
+    /// Print JSON: {"reference", "digest", "component", "verified", "from_store", "lockfile", "elapsed_ms"}.
+    #[arg(long)]
+    pub(crate) json: bool,
+    #[command(flatten)]
+    pub(crate) registry: RegistryArgs,
 }
 
 #[derive(Debug, Args)]

@@ -23,6 +23,10 @@ pub(crate) struct Source<'a> {
     pub(crate) call_memory_bytes: Option<u64>,
     /// Where refused HTTP requests are written (`--denials`).
     pub(crate) denials: Option<&'a Path>,
+    /// Where registry tools are kept (`--registry-store`, else oci/ in the cache folder).
+    pub(crate) registry_store: Option<&'a Path>,
+    /// `--locked`: registry tools load only by a pinned digest.
+    pub(crate) locked: bool,
 }
 
 pub(crate) fn default_cache_dir() -> Option<PathBuf> {
@@ -108,6 +112,12 @@ pub(crate) fn builder(source: Source<'_>, file: Option<&Path>, grants: Option<(&
     }
     if let Some(denials) = source.denials {
         builder = builder.record_denials(denials);
+    }
+    if let Some(store) = source.registry_store {
+        builder = builder.registry_store(store);
+    }
+    if source.locked {
+        builder = builder.locked();
     }
     if let Some((tool, grants)) = grants {
         builder = builder.grant(tool, grants.clone());

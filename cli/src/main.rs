@@ -27,7 +27,7 @@ use clap::Parser as _;
 
 use crate::args::{Cli, Command};
 use crate::commands::{
-    author, check, client_config, export, invoke, list, policy, replay, respond, schema, serve, test, warm,
+    author, check, client_config, export, invoke, list, policy, registry, replay, respond, schema, serve, test, warm,
 };
 use crate::load::{Source, default_cache_dir};
 use toolcell_runtime::Policy;
@@ -138,7 +138,13 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     if cli.no_builtins && cli.tools_dir.is_none() && !matches!(cli.command, Command::ExportBuiltins { .. }) {
         anyhow::bail!("--no-builtins leaves no tools to load: name a folder of your tools with --tools-dir DIR");
     }
+    let registry_store = match &cli.registry_store {
+        Some(dir) => Some(dir.clone()),
+        None => registry::store_dir(cli.cache_dir.as_deref()).ok(),
+    };
     let source = Source {
+        registry_store: registry_store.as_deref(),
+        locked: cli.locked,
         tools_dir: cli.tools_dir.as_deref(),
         builtins: !cli.no_builtins,
         cache: cache.as_deref(),
@@ -158,6 +164,9 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Respond { format, message } => respond::respond(source, format, &message).await,
         Command::Serve(args) => serve::serve(source, *args).await,
         Command::Warm => warm::warm(source).await,
+        Command::Push(args) => registry::push(cache.as_deref(), *args).await,
+        Command::Pull(args) => registry::pull(registry_store.as_deref(), cli.tools_dir.as_deref(), *args).await,
+        Command::Keygen { prefix, force } => registry::keygen(&prefix, force),
         Command::Policy { command } => policy::policy(source, command),
         Command::ExportBuiltins { dir, force } => export::export_builtins(&dir, force),
         Command::ClientConfig { client, transport, url } => {

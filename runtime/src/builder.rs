@@ -14,7 +14,7 @@ use crate::call::admission::{
 use crate::call::{Host, Runner};
 use crate::load::cache::CompileCache;
 use crate::load::{
-    self, LoadEvent, Progress, Recipe, RuntimeError, Shared, Snapshot, Source, Steer, Version, Wanted,
+    self, LoadEvent, Progress, Recipe, RegistryLoading, RuntimeError, Shared, Snapshot, Source, Steer, Version, Wanted,
     max_memory_bytes, nests_calls,
 };
 use crate::loading::{Loading, Stage};
@@ -48,6 +48,7 @@ pub struct RuntimeBuilder {
     host_secrets: Vec<String>,
     resume_key: Option<[u8; 32]>,
     denials_file: Option<PathBuf>,
+    registry: RegistryLoading,
 }
 
 impl Runtime {
@@ -94,6 +95,7 @@ impl std::fmt::Debug for RuntimeBuilder {
             .field("progress", &self.progress.is_some())
             .field("max_call_depth", &self.max_call_depth)
             .field("denials_file", &self.denials_file)
+            .field("registry", &self.registry)
             .finish()
     }
 }
@@ -119,6 +121,7 @@ impl RuntimeBuilder {
             host_secrets: Vec::new(),
             resume_key: None,
             denials_file: None,
+            registry: RegistryLoading::default(),
         }
     }
 
@@ -312,6 +315,23 @@ impl RuntimeBuilder {
         self
     }
 
+    /// Keeps the components, manifests and signatures of the policy's registry tools
+    /// (`[tools.NAME] source = "oci://…"`) in `dir`, a content-addressed store (created
+    /// owner-only): what is pinned and there loads with the registry gone. Default: `oci/` in
+    /// the compile cache's folder, else a new folder for this process only.
+    pub fn registry_store(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.registry.store = Some(dir.into());
+        self
+    }
+
+    /// Loads a registry tool only by a digest: its reference's, or the one its tag is pinned
+    /// to in `toolcell.lock`. A tag the lockfile does not pin is not resolved (the tool is a
+    /// load diagnostic instead): every replica started from the same files runs the same bytes.
+    pub fn locked(mut self) -> Self {
+        self.registry.locked = true;
+        self
+    }
+
     /// The policy the runtime would run under, read now: the default policy, every tools
     /// folder's policy file over it, and the grants made in code on top. Loads no component
     /// and reads no `from_host` variable (they need not be set): for questions about the
@@ -407,6 +427,10 @@ impl RuntimeBuilder {
             only_tool: self.only_tool,
             host_secrets: self.host_secrets,
             denials_file: self.denials_file.clone(),
+            registry: RegistryLoading {
+                store: self.registry.store.clone().or_else(|| self.cache.as_ref().map(|cache| cache.dir().join("oci"))),
+                locked: self.registry.locked,
+            },
         });
         let snapshot = load::first_snapshot(&recipe).await?;
         let policy = snapshot.policy();

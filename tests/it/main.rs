@@ -22,6 +22,7 @@ mod policy_boundary;
 mod pooling;
 mod python;
 mod redaction;
+mod registry;
 mod reload;
 mod replay;
 mod sdk_guests;

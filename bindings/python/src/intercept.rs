@@ -162,7 +162,7 @@ where
     A: FnOnce(Python<'_>) -> PyResult<Py<PyTuple>> + Send + 'static,
 {
     let joined = tokio::task::spawn_blocking(move || {
-        Python::attach(|py| -> PyResult<Returned> {
+        crate::wait::attach(|py| -> PyResult<Returned> {
             let returned = callable.bind(py).call1(arguments(py)?.bind(py))?;
             if !is_awaitable(&returned)? {
                 return Ok(Returned::Value(returned_value(&returned)?));
@@ -177,6 +177,7 @@ where
                 }
             }
         })
+        .unwrap_or_else(|| Err(exiting()))
     })
     .await
     .map_err(|err| pyo3::exceptions::PyRuntimeError::new_err(err.to_string()))??;
@@ -184,16 +185,23 @@ where
         Returned::Value(value) => Ok(value),
         Returned::Pending(future) => {
             let finished = future.await?;
-            tokio::task::spawn_blocking(move || Python::attach(|py| returned_value(finished.bind(py))))
-                .await
-                .map_err(|err| pyo3::exceptions::PyRuntimeError::new_err(err.to_string()))?
+            tokio::task::spawn_blocking(move || {
+                crate::wait::attach(|py| returned_value(finished.bind(py))).unwrap_or_else(|| Err(exiting()))
+            })
+            .await
+            .map_err(|err| pyo3::exceptions::PyRuntimeError::new_err(err.to_string()))?
         }
     }
 }
 
 /// Prints an interceptor's exception with its traceback on stderr, for the operator.
 async fn report(err: PyErr) {
-    let _ = tokio::task::spawn_blocking(move || Python::attach(|py| err.print(py))).await;
+    let _ = tokio::task::spawn_blocking(move || crate::wait::attach(|py| err.print(py))).await;
+}
+
+/// The error of a Python callable not called because the interpreter is exiting.
+fn exiting() -> PyErr {
+    pyo3::exceptions::PyRuntimeError::new_err("the Python interpreter is exiting")
 }
 
 /// What a Python callable gave back: a value, or a coroutine running on the event loop.

@@ -39,5 +39,8 @@ fn _toolcell(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(questions::explain_policy, module)?)?;
     module.add_function(wrap_pyfunction!(questions::check_policy, module)?)?;
     module.add_function(wrap_pyfunction!(questions::suggest_rules, module)?)?;
+    // Before the interpreter finalizes, our threads stop entering it and those inside leave.
+    let exiting = wrap_pyfunction!(wait::_exiting, module)?;
+    module.py().import("atexit")?.call_method1("register", (exiting,))?;
     errors::add(module)
 }

@@ -2,6 +2,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -13,6 +14,39 @@ use pyo3::prelude::*;
 
 /// How often a blocking wait looks for a signal (Ctrl-C) while a call runs.
 const SIGNAL_CHECK_EVERY: Duration = Duration::from_millis(100);
+
+/// Whether the interpreter is exiting: no thread of ours may enter it any more.
+static EXITING: AtomicBool = AtomicBool::new(false);
+/// How many threads of ours are in the interpreter, or waiting to enter it, now.
+static INSIDE: AtomicUsize = AtomicUsize::new(0);
+/// How long the interpreter's exit waits for our threads to leave it.
+const EXIT_WAIT: Duration = Duration::from_secs(5);
+
+/// Runs `work` in the interpreter from a thread of ours (a tokio worker or blocking thread),
+/// unless the interpreter is exiting: a thread that enters it while it finalizes aborts the
+/// process (`PyGILState_Release: thread state must be current`), as a call settling just as
+/// `asyncio.run` returned and the script ended once did. `None`: it is exiting.
+pub(crate) fn attach<R>(work: impl FnOnce(Python<'_>) -> R) -> Option<R> {
+    // Counted before the check, so the exit either sees this thread inside, or this thread
+    // sees the exit (both orders are sequentially consistent).
+    INSIDE.fetch_add(1, Ordering::SeqCst);
+    let result = if EXITING.load(Ordering::SeqCst) { None } else { Some(Python::attach(work)) };
+    INSIDE.fetch_sub(1, Ordering::SeqCst);
+    result
+}
+
+/// Called by `atexit` before the interpreter finalizes: no thread of ours enters it from now
+/// on, and those inside are waited for (with the GIL released, so they can finish).
+#[pyfunction]
+pub(crate) fn _exiting(py: Python<'_>) {
+    EXITING.store(true, Ordering::SeqCst);
+    py.detach(|| {
+        let started = std::time::Instant::now();
+        while INSIDE.load(Ordering::SeqCst) > 0 && started.elapsed() < EXIT_WAIT {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    });
+}
 
 /// The module's tokio runtime (pyo3-async-runtimes' multi-threaded one).
 pub(crate) fn tokio() -> &'static tokio::runtime::Runtime {
@@ -86,7 +120,7 @@ impl Pending {
                 }
             });
             if let Some(result) = runtime.block_on(run) {
-                Python::attach(|py| settle(py, &on_loop, &to_settle, result));
+                attach(|py| settle(py, &on_loop, &to_settle, result));
             }
         }));
         settled.call_method0("__await__")

@@ -4,7 +4,11 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
+import textwrap
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -230,3 +234,25 @@ async def test_a_denied_approval_is_the_programs_to_handle(guests: toolcell.Runt
     assert paused.error is not None
     resumed = await code_mode.resume("run-2", paused.error["resume_token"], approved=False)
     assert resumed.value["value"] == "denied"
+
+
+def test_an_interceptor_running_when_the_interpreter_exits_finishes_and_the_exit_is_clean(tmp_path: Path) -> None:
+    # A daemon thread's call is in its interceptor (on a thread of the runtime's) when the script
+    # ends. The exit waits for it to leave Python: before, the thread was cut off mid-interceptor
+    # (here, before it wrote its file), and a thread entering Python while it finalized could
+    # abort the process (`PyGILState_Release: thread state must be current`).
+    marker = tmp_path / "finished"
+    program = textwrap.dedent(
+        f"""
+        import threading, time, toolcell
+        def slow(call):
+            time.sleep(0.5)
+            open({str(marker)!r}, "w").write("finished")
+        tools = toolcell.Runtime().tool_set(interceptors=[slow])
+        threading.Thread(target=lambda: tools.call_sync("calculator", {{"expression": "1+1"}}), daemon=True).start()
+        time.sleep(0.1)
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert (run.returncode, run.stderr) == (0, "")
+    assert marker.read_text() == "finished"

@@ -251,7 +251,7 @@ fn select<'a>(
 /// Compiles (or takes from the cache, or from the `previous` version) and loads one component.
 async fn load_one(
     shared: &Shared,
-    Input { source, read }: Input,
+    Input { source, read, tool: expected }: Input,
     limits: &Limits,
     policy: &Policy,
     previous: Option<&Version>,
@@ -294,6 +294,14 @@ async fn load_one(
         }
     };
     match (loaded, before) {
+        (Ok(tool), _) if expected.as_ref().is_some_and(|name| *name != tool.definition.name) => {
+            let name = expected.unwrap_or_default();
+            let reason = format!(
+                "defines the tool `{}`, but the policy takes it as `{name}` ([tools.{name}] source); name the table after the tool it holds (it was not loaded)",
+                tool.definition.name
+            );
+            failed(reason, source)
+        }
         (Ok(tool), _) => Outcome { source, tool: Some(tool), diagnostic: None },
         (Err(NotLoaded { reason, by_host }), Some(before)) => {
             *retry |= by_host;

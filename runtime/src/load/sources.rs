@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::component::{self, Read};
 use super::error::RuntimeError;
+use super::registry;
 use super::version::{Fingerprint, Recipe, Source, Version};
 use crate::policy::{EnvValue, HostVariables, MIN_SECRET_CHARS, POLICY_FILE, Policy, PolicyError};
 use crate::redact::Redactor;
@@ -98,7 +99,15 @@ pub(super) async fn read_snapshot(
                 Some(named) => (named, true),
                 None => (read_sources(&recipe.sources)?, false),
             };
-        let inputs = read_components(listed, previous).await;
+        let mut inputs = read_components(listed, previous).await;
+        let callable = only.map(|tool| callable_from(tool, &policy));
+        let from_registries =
+            registry::pull_all(&policy, &recipe.registry, callable.as_deref().filter(|_| narrowed)).await;
+        inputs.extend(from_registries.into_iter().map(|pulled| Input {
+            source: pulled.source,
+            read: pulled.read,
+            tool: Some(pulled.name),
+        }));
         let again = read_policy_files(&recipe.sources)?;
         if again == files {
             let components = inputs.iter().map(|input| (input.source.clone(), input.read.digest())).collect();
@@ -147,7 +156,7 @@ async fn read_components(listed: Vec<Listed>, previous: Option<&Version>) -> Vec
     let mut inputs = Vec::with_capacity(reading.len());
     for (source, read) in reading {
         let read = read.await.unwrap_or_else(|err| Read::Failed(format!("reading panicked: {err}")));
-        inputs.push(Input { source, read });
+        inputs.push(Input { source, read, tool: None });
     }
     inputs
 }
@@ -168,6 +177,8 @@ enum Contents {
 pub(crate) struct Input {
     pub(super) source: String,
     pub(super) read: Read,
+    /// The tool it must define: the name the policy gave a registry tool.
+    pub(super) tool: Option<String>,
 }
 
 /// Lists every source's components, in the order they were added.

@@ -62,6 +62,8 @@ pub(crate) struct Recipe {
     pub(crate) host_secrets: Vec<String>,
     /// Where refused requests are written ([`crate::RuntimeBuilder::record_denials`]).
     pub(crate) denials_file: Option<std::path::PathBuf>,
+    /// How the policy's registry tools are pulled.
+    pub(crate) registry: super::registry::RegistryLoading,
 }
 
 /// What every version of a runtime shares: a reload keeps the engine (so unchanged

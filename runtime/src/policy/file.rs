@@ -6,6 +6,7 @@ use std::path::Path;
 
 use super::access::{check_dir, check_grantable, check_secrets};
 use super::egress::parse_rule;
+use super::registry::{self, RegistryPolicy};
 use super::{
     Assertion, CodeModePolicy, DirGrant, EnvGrant, EnvValue, Grants, HostPattern, HostVariables, Policy, PolicyError,
     SecretGrant, TaskMode, check_env_name,
@@ -62,7 +63,16 @@ impl Policy {
         let mut tools = BTreeMap::new();
         let mut code_mode = None;
         let mut assertions = Vec::new();
+        let mut registry = RegistryPolicy::default();
         for (key, value) in document {
+            if key == "signers" {
+                registry.signers = registry::parse_signers(&value, reading.base, &mut problems);
+                continue;
+            }
+            if key == "registries" {
+                registry.plain_http = registry::parse_registries(&value, &mut problems);
+                continue;
+            }
             if key == "code_mode" {
                 code_mode = Some(parse_code_mode(&value, &mut problems));
                 continue;
@@ -82,7 +92,8 @@ impl Policy {
             if key != "tools" {
                 problems.push(format!(
                     "unknown top-level key `{key}`; grants go in `[tools.<tool name>]` tables, code mode's settings \
-                     in `[code_mode]`, assertions in `assertions`"
+                     in `[code_mode]`, assertions in `assertions`, signing keys in `[signers.<name>]`, registry \
+                     settings in `[registries.\"<host:port>\"]`"
                 ));
                 continue;
             }
@@ -94,13 +105,21 @@ impl Policy {
                 let at = format!("[tools.{tool}]");
                 match value.as_table() {
                     Some(table) => {
-                        tools.insert(tool.clone(), parse_grants(table, reading, &at, &mut problems));
+                        let mut table = table.clone();
+                        if let Some(source) = registry::take_tool(&mut table, reading.base, &at, &mut problems) {
+                            registry.tools.insert(tool.clone(), source);
+                        }
+                        tools.insert(tool.clone(), parse_grants(&table, reading, &at, &mut problems));
                     }
                     None => problems.push(format!("{at} must be a table")),
                 }
             }
         }
-        if problems.is_empty() { Ok(Self { tools, code_mode, files: Vec::new(), assertions }) } else { Err(problems) }
+        if problems.is_empty() {
+            Ok(Self { tools, code_mode, files: Vec::new(), assertions, registry })
+        } else {
+            Err(problems)
+        }
     }
 }
 

@@ -19,6 +19,7 @@ mod egress;
 mod file;
 mod hosts;
 mod paths;
+mod registry;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -38,6 +39,7 @@ pub use self::hosts::{HostGlob, HostPattern};
 pub(crate) use self::hosts::{Scheme, canonical_address};
 pub use self::paths::{PathPattern, normalize_path};
 pub(crate) use self::paths::{RequestPath, percent_decoded};
+pub use self::registry::{RegistryPolicy, RegistryTool, Signer};
 pub use crate::redact::{REDACTED, RedactingWriter};
 use crate::tool::limits::LimitOverrides;
 
@@ -404,6 +406,8 @@ pub struct Policy {
     files: Vec<PathBuf>,
     /// What `toolcell policy check` proves (the `assertions` key).
     assertions: Vec<Assertion>,
+    /// Tools from registries, and the keys they must be signed by.
+    registry: RegistryPolicy,
 }
 
 /// Why a policy could not be used. Every problem is listed, each naming the file, the
@@ -462,6 +466,13 @@ impl Policy {
             }
         }
         self.assertions.extend(other.assertions);
+        self.registry.merge(other.registry);
+    }
+
+    /// The tools it takes from registries (`source = "oci://…"`), their signers, and the
+    /// registries spoken to over plain HTTP.
+    pub fn registry(&self) -> &RegistryPolicy {
+        &self.registry
     }
 
     /// The assertions the policy makes about itself (`assertions = ['deny write "/home/**"']`),

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::digest::Digest;
+use crate::digest::Digest;
 
 /// Where a tool's component is in a registry: by tag (resolved once, then pinned), by digest,
 /// or both (the digest wins; the tag is kept for people).

@@ -2,13 +2,17 @@
 //! temporary file in the store, synced, then renamed into place) and only once its bytes hash
 //! to the digest it was asked for; a read hashes it again, so a blob changed or cut short on
 //! disk since is never returned. A store is the operator's: it is created readable by its
-//! owner only.
+//! owner only. Beside the blobs, `DIR/signatures/<hex>` lists the signatures (their manifests'
+//! digests) seen for a manifest: only a list of names, each checked when used.
 
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::digest::Digest;
+use crate::digest::Digest;
+
+/// The most signatures kept per manifest.
+const MAX_SIGNATURES: usize = 16;
 
 /// Blobs by digest, on disk.
 #[derive(Debug, Clone)]
@@ -55,12 +59,14 @@ impl BlobStore {
     /// When the folder cannot be created.
     pub fn open(dir: impl Into<PathBuf>) -> Result<Self, StoreError> {
         let dir = dir.into();
-        let blobs = dir.join("sha256");
         let mut builder = std::fs::DirBuilder::new();
         builder.recursive(true);
         #[cfg(unix)]
         std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        builder.create(&blobs).map_err(|source| StoreError::Io { path: blobs, source })?;
+        for sub in ["sha256", "signatures"] {
+            let path = dir.join(sub);
+            builder.create(&path).map_err(|source| StoreError::Io { path, source })?;
+        }
         Ok(Self { dir })
     }
 
@@ -109,6 +115,38 @@ impl BlobStore {
             return Err(StoreError::Tampered { digest: *digest, path, found });
         }
         Ok(Some(bytes))
+    }
+
+    /// The signatures recorded for the manifest `subject`: the digests of their manifests, in
+    /// the store too (so a tool pinned by digest is checked again with no registry).
+    pub fn signatures_of(&self, subject: &Digest) -> Vec<Digest> {
+        let text = std::fs::read_to_string(self.signature_index(subject)).unwrap_or_default();
+        text.lines().take(MAX_SIGNATURES).filter_map(|line| line.parse().ok()).collect()
+    }
+
+    /// Records `signature` (a manifest in the store) as a signature of `subject`.
+    ///
+    /// # Errors
+    /// When the index cannot be written.
+    pub fn record_signature(&self, subject: &Digest, signature: &Digest) -> Result<(), StoreError> {
+        let mut known = self.signatures_of(subject);
+        if known.contains(signature) {
+            return Ok(());
+        }
+        known.insert(0, *signature);
+        known.truncate(MAX_SIGNATURES);
+        let path = self.signature_index(subject);
+        let io = |source| StoreError::Io { path: path.clone(), source };
+        let text: String = known.iter().map(|digest| format!("{digest}\n")).collect();
+        let partial = path.with_extension(format!("partial-{}-{}", std::process::id(), unique()));
+        std::fs::write(&partial, text).and_then(|()| std::fs::rename(&partial, &path)).map_err(|err| {
+            let _ = std::fs::remove_file(&partial);
+            io(err)
+        })
+    }
+
+    fn signature_index(&self, subject: &Digest) -> PathBuf {
+        self.dir.join("signatures").join(subject.hex())
     }
 
     /// The store's folder.

@@ -1,0 +1,119 @@
+//! `toolcell keygen`, `push` and `pull` against a real OCI registry (Debian's
+//! `docker-registry` on 127.0.0.1), end to end through the binary.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+use toolcell_tests::registry::LocalRegistry;
+
+fn toolcell(cache: &Path) -> Command {
+    let mut command = Command::cargo_bin("toolcell").unwrap();
+    command.env_remove("TOOLCELL_TOOLS_DIR").env_remove("TOOLCELL_POLICY");
+    command.env("TOOLCELL_CACHE_DIR", cache);
+    command
+}
+
+/// A fresh folder for one test.
+fn folder(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolcell-cli-registry-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// `toolcell push ECHO REFERENCE --sign release.key` in `dir`, which must succeed.
+fn push_signed(cache: &Path, dir: &Path, reference: &str) -> String {
+    let pushed = toolcell(cache)
+        .current_dir(dir)
+        .args(["push", toolcell_tests::ECHO, reference, "--sign", "release.key"])
+        .output()
+        .unwrap();
+    assert!(pushed.status.success(), "{}", text(&pushed.stderr));
+    text(&pushed.stdout)
+}
+
+#[test]
+fn a_signed_tool_is_pushed_pulled_pinned_and_pulled_again_with_the_registry_gone() {
+    let mut registry = LocalRegistry::start("cli-signed");
+    let dir = folder("signed");
+    let cache = dir.join("cache");
+    let reference = format!("oci://{}/tools/echo:1.0", registry.host());
+
+    let made = toolcell(&cache).current_dir(&dir).args(["keygen", "release"]).output().unwrap();
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.join("release.key")).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "the private key is its owner's only: {mode:o}");
+    }
+    let again = toolcell(&cache).current_dir(&dir).args(["keygen", "release"]).output().unwrap();
+    assert!(!again.status.success() && text(&again.stderr).contains("--force"), "{}", text(&again.stderr));
+
+    let out = push_signed(&cache, &dir, &reference);
+    assert!(out.contains("pushed echo") && out.contains("@sha256:") && out.contains("signed with the key"), "{out}");
+
+    // No key and not --unsigned: refused before anything is fetched, with what to do.
+    let bare = toolcell(&cache).current_dir(&dir).args(["pull", &reference]).output().unwrap();
+    assert_eq!(bare.status.code(), Some(2), "a usage error");
+    assert!(text(&bare.stderr).contains("--key FILE.pub") && text(&bare.stderr).contains("--unsigned"));
+
+    let pull = || {
+        toolcell(&cache)
+            .current_dir(&dir)
+            .args(["pull", &reference, "--key", "release.pub", "--json", "-o", "echo.wasm"])
+            .output()
+            .unwrap()
+    };
+    let first = pull();
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let report: Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!(report["verified"]["signer"], "release", "{report}");
+    assert_eq!(report["from_store"], false);
+    assert_eq!(std::fs::read(dir.join("echo.wasm")).unwrap(), std::fs::read(toolcell_tests::ECHO).unwrap());
+    let lock = std::fs::read_to_string(dir.join("toolcell.lock")).unwrap();
+    let digest = report["digest"].as_str().unwrap();
+    assert!(lock.contains(&reference) && lock.contains(digest), "{lock}");
+
+    // The pulled file loads and runs as any other.
+    let call = toolcell(&cache)
+        .current_dir(&dir)
+        .args(["invoke", "./echo.wasm", r#"{"text": "from the registry", "count": 1}"#])
+        .output()
+        .unwrap();
+    assert!(call.status.success() && text(&call.stdout).contains("from the registry"), "{}", text(&call.stderr));
+
+    registry.stop();
+    let offline = pull();
+    assert!(offline.status.success(), "pinned and stored: no registry needed: {}", text(&offline.stderr));
+    let report: Value = serde_json::from_slice(&offline.stdout).unwrap();
+    assert_eq!(report["from_store"], true);
+    assert_eq!(report["digest"], digest);
+}
+
+#[test]
+fn a_pull_with_another_key_is_refused_naming_the_reference_the_digest_and_the_key_expected() {
+    let registry = LocalRegistry::start("cli-wrong-key");
+    let dir = folder("wrong-key");
+    let cache = dir.join("cache");
+    let reference = format!("oci://{}/tools/echo:1.0", registry.host());
+    for prefix in ["release", "stranger"] {
+        assert!(toolcell(&cache).current_dir(&dir).args(["keygen", prefix]).output().unwrap().status.success());
+    }
+    push_signed(&cache, &dir, &reference);
+    let refused =
+        toolcell(&cache).current_dir(&dir).args(["pull", &reference, "--key", "stranger.pub"]).output().unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    let err = text(&refused.stderr);
+    assert!(err.contains(&reference) && err.contains("@sha256:"), "{err}");
+    assert!(err.contains("must be signed by `stranger`") && err.contains("not trusted"), "{err}");
+    assert!(!dir.join("toolcell.lock").exists(), "nothing refused is pinned");
+
+    let unsigned = toolcell(&cache).current_dir(&dir).args(["pull", &reference, "--unsigned"]).output().unwrap();
+    assert!(unsigned.status.success(), "explicitly unsigned: {}", text(&unsigned.stderr));
+}

@@ -1,0 +1,274 @@
+//! Pulling a tool: its manifest (by the digest pinned, or its tag resolved), its component,
+//! and its signatures, each into the store and checked before use. What is in the store by
+//! digest is not asked for again, so a pinned tool loads with the registry gone; its
+//! signature is checked again on every pull, from the store.
+
+use bytes::Bytes;
+
+use crate::client::{RegistryClient, RegistryError};
+use crate::digest::Digest;
+use crate::manifest::{Descriptor, Manifest};
+use crate::reference::OciReference;
+use crate::signature::{SignatureArtifact, Trust, Verified, bundle, cosign};
+use crate::store::{BlobStore, StoreError};
+
+/// The most layers a signature manifest may have, and the largest one read.
+const MAX_SIGNATURE_LAYERS: usize = 16;
+const MAX_SIGNATURE_LAYER_BYTES: u64 = 1 << 20;
+
+/// A tool pulled and checked.
+#[derive(Debug, Clone)]
+pub struct Pulled {
+    /// The reference, with the manifest's digest.
+    pub reference: OciReference,
+    /// Its manifest.
+    pub manifest: Manifest,
+    /// The component's bytes (they hash to the manifest's layer digest).
+    pub component: Bytes,
+    /// Who signed it, or that it was taken unsigned as the policy allows.
+    pub verified: Verified,
+    /// Whether nothing had to be fetched.
+    pub from_store: bool,
+}
+
+/// Why a tool could not be pulled.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PullError {
+    /// The registry could not give it.
+    #[error("cannot pull {reference}: {source}")]
+    Registry {
+        /// The reference.
+        reference: String,
+        /// Why.
+        source: RegistryError,
+    },
+    /// The store could not keep or give it.
+    #[error("cannot pull {reference}: {source}")]
+    Store {
+        /// The reference.
+        reference: String,
+        /// Why.
+        source: StoreError,
+    },
+    /// It is not a component.
+    #[error("{reference} ({digest}) is not a tool: {why}")]
+    NotAComponent {
+        /// The reference.
+        reference: String,
+        /// The manifest's digest.
+        digest: Digest,
+        /// Why.
+        why: String,
+    },
+    /// It is not signed as the policy requires.
+    #[error("{reference} ({digest}) is refused: {why}")]
+    Signature {
+        /// The reference.
+        reference: String,
+        /// The manifest's digest.
+        digest: Digest,
+        /// What was expected and what was found.
+        why: String,
+    },
+}
+
+/// Pulls tools through a client into a store.
+#[derive(Debug)]
+pub struct Puller {
+    client: RegistryClient,
+    store: BlobStore,
+}
+
+impl Puller {
+    /// A puller keeping what it pulls in `store`.
+    pub fn new(client: RegistryClient, store: BlobStore) -> Self {
+        Self { client, store }
+    }
+
+    /// The client it pulls with.
+    pub fn client(&self) -> &RegistryClient {
+        &self.client
+    }
+
+    /// The store it keeps blobs in.
+    pub fn store(&self) -> &BlobStore {
+        &self.store
+    }
+
+    /// Pulls `reference` (its own digest, else `pinned`, else its tag), and checks it against
+    /// `trust` before returning a byte of it.
+    ///
+    /// # Errors
+    /// When it cannot be fetched, is not a component, or is not signed as `trust` requires.
+    pub async fn pull(
+        &self,
+        reference: &OciReference,
+        pinned: Option<Digest>,
+        trust: &Trust,
+    ) -> Result<Pulled, PullError> {
+        let registry_error = |source| PullError::Registry { reference: reference.to_string(), source };
+        let store_error = |source| PullError::Store { reference: reference.to_string(), source };
+
+        let wanted = reference.digest.or(pinned);
+        let mut from_store = true;
+        let (digest, manifest_bytes) = match wanted.map(|digest| self.store.get(&digest)).transpose() {
+            Ok(Some(Some(bytes))) => (wanted.expect("looked up by it"), Bytes::from(bytes)),
+            // Not in the store (or removed as tampered): fetch it by digest, or resolve the tag.
+            Ok(_) | Err(StoreError::Tampered { .. }) => {
+                from_store = false;
+                let mut asked = reference.clone();
+                asked.digest = wanted;
+                let pulled = self.client.manifest(&asked).await.map_err(registry_error)?;
+                self.store.put(&pulled.digest, &pulled.bytes).map_err(store_error)?;
+                (pulled.digest, pulled.bytes)
+            }
+            Err(err) => return Err(store_error(err)),
+        };
+        let not_a_component = |why: String| PullError::NotAComponent { reference: reference.to_string(), digest, why };
+        let manifest: Manifest =
+            serde_json::from_slice(&manifest_bytes).map_err(|err| not_a_component(format!("its manifest: {err}")))?;
+        let layer = manifest.component_layer().map_err(not_a_component)?.clone();
+
+        let mut pinned_reference = reference.clone();
+        pinned_reference.digest = Some(digest);
+        let verified = self.check_signatures(&pinned_reference, &mut from_store, trust).await?;
+
+        let component = self.blob(reference, &layer, &mut from_store).await?;
+        Ok(Pulled { reference: pinned_reference, manifest, component, verified, from_store })
+    }
+
+    /// A blob from the store, else from the registry into the store.
+    async fn blob(
+        &self,
+        reference: &OciReference,
+        layer: &Descriptor,
+        from_store: &mut bool,
+    ) -> Result<Bytes, PullError> {
+        let store_error = |source| PullError::Store { reference: reference.to_string(), source };
+        match self.store.get(&layer.digest) {
+            Ok(Some(bytes)) => return Ok(Bytes::from(bytes)),
+            Ok(None) | Err(StoreError::Tampered { .. }) => {}
+            Err(err) => return Err(store_error(err)),
+        }
+        *from_store = false;
+        let bytes = self
+            .client
+            .blob(&reference.registry, &reference.repository, layer)
+            .await
+            .map_err(|source| PullError::Registry { reference: reference.to_string(), source })?;
+        self.store.put(&layer.digest, &bytes).map_err(store_error)?;
+        Ok(bytes)
+    }
+
+    /// Checks `reference`'s signatures against `trust`: those in the store first, then the
+    /// registry's (cosign's `sha256-<hex>.sig` tag, then Sigstore bundles among its
+    /// referrers), a good one kept for next time.
+    async fn check_signatures(
+        &self,
+        reference: &OciReference,
+        from_store: &mut bool,
+        trust: &Trust,
+    ) -> Result<Verified, PullError> {
+        let digest = reference.digest.expect("pinned before checking");
+        if trust.is_unsigned() {
+            return Ok(Verified::Unsigned);
+        }
+        let refused = |why: String| PullError::Signature { reference: reference.to_string(), digest, why };
+        let mut seen = Vec::new();
+        for signature in self.store.signatures_of(&digest) {
+            if let Some(artifact) = self.stored_signature(&signature) {
+                match trust.verify(reference, &artifact) {
+                    Ok(verified) => return Ok(verified),
+                    Err(why) => seen.push(why),
+                }
+            }
+        }
+        *from_store = false;
+        let unreachable = |err: RegistryError| {
+            refused(format!("{}; its signatures could not be fetched: {err}", trust.expectation()))
+        };
+        let mut candidates = Vec::new();
+        let tag = cosign::signature_tag(&digest);
+        if let Some(classic) = self.client.manifest_if_any(reference, &tag).await.map_err(unreachable)? {
+            candidates.push((classic.digest, classic.bytes));
+        }
+        for referrer in self.client.referrers(reference, &digest).await.map_err(unreachable)? {
+            if referrer.artifact_type.as_deref() != Some(bundle::BUNDLE_MEDIA_TYPE) {
+                continue;
+            }
+            let by_digest = referrer.digest.to_string();
+            if let Some(pulled) = self.client.manifest_if_any(reference, &by_digest).await.map_err(unreachable)?
+                && pulled.digest == referrer.digest
+            {
+                candidates.push((pulled.digest, pulled.bytes));
+            }
+        }
+        if candidates.is_empty() {
+            return Err(refused(format!(
+                "{}, and it has no signature (no `{tag}` tag, no Sigstore bundle among its referrers){}; sign it (`toolcell push --sign KEY`, `cosign sign --key`), or allow it unsigned in the policy",
+                trust.expectation(),
+                if seen.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (signatures kept from before: {})", seen.join("; "))
+                }
+            )));
+        }
+        for (signature, bytes) in candidates {
+            let artifact = self.fetch_signature(reference, signature, &bytes).await?;
+            match trust.verify(reference, &artifact) {
+                Ok(verified) => {
+                    self.store
+                        .record_signature(&digest, &signature)
+                        .map_err(|source| PullError::Store { reference: reference.to_string(), source })?;
+                    return Ok(verified);
+                }
+                Err(why) => seen.push(why),
+            }
+        }
+        Err(refused(format!("{}, but its signatures are not: {}", trust.expectation(), seen.join("; "))))
+    }
+
+    /// A signature manifest and its layers from the store, if all are there whole.
+    fn stored_signature(&self, digest: &Digest) -> Option<SignatureArtifact> {
+        let manifest: Manifest = serde_json::from_slice(&self.store.get(digest).ok()??).ok()?;
+        let mut layers = Vec::new();
+        for layer in manifest.layers.iter().take(MAX_SIGNATURE_LAYERS) {
+            layers.push((layer.clone(), Bytes::from(self.store.get(&layer.digest).ok()??)));
+        }
+        Some(SignatureArtifact { digest: *digest, manifest, layers })
+    }
+
+    /// A signature manifest's layers from the registry, into the store.
+    async fn fetch_signature(
+        &self,
+        reference: &OciReference,
+        digest: Digest,
+        bytes: &Bytes,
+    ) -> Result<SignatureArtifact, PullError> {
+        let subject = reference.digest.expect("pinned before checking");
+        let refused = |why: String| PullError::Signature { reference: reference.to_string(), digest: subject, why };
+        let store_error = |source| PullError::Store { reference: reference.to_string(), source };
+        let manifest: Manifest =
+            serde_json::from_slice(bytes).map_err(|err| refused(format!("its signature manifest {digest}: {err}")))?;
+        if manifest.layers.len() > MAX_SIGNATURE_LAYERS {
+            return Err(refused(format!("its signature manifest has more than {MAX_SIGNATURE_LAYERS} layers")));
+        }
+        let mut layers = Vec::new();
+        for layer in &manifest.layers {
+            if layer.size > MAX_SIGNATURE_LAYER_BYTES {
+                return Err(refused(format!("a signature layer is {} bytes", layer.size)));
+            }
+            let data = self
+                .client
+                .blob(&reference.registry, &reference.repository, layer)
+                .await
+                .map_err(|source| PullError::Registry { reference: reference.to_string(), source })?;
+            self.store.put(&layer.digest, &data).map_err(store_error)?;
+            layers.push((layer.clone(), data));
+        }
+        self.store.put(&digest, bytes).map_err(store_error)?;
+        Ok(SignatureArtifact { digest, manifest, layers })
+    }
+}
