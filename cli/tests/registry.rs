@@ -117,3 +117,50 @@ fn a_pull_with_another_key_is_refused_naming_the_reference_the_digest_and_the_ke
     let unsigned = toolcell(&cache).current_dir(&dir).args(["pull", &reference, "--unsigned"]).output().unwrap();
     assert!(unsigned.status.success(), "explicitly unsigned: {}", text(&unsigned.stderr));
 }
+
+#[test]
+fn a_moved_tag_does_not_move_its_pin_until_asked_and_keygen_never_writes_through_a_symlink() {
+    let registry = LocalRegistry::start("cli-moved");
+    let dir = folder("moved");
+    let cache = dir.join("cache");
+    let reference = format!("oci://{}/tools/echo:1.0", registry.host());
+    assert!(toolcell(&cache).current_dir(&dir).args(["keygen", "release"]).output().unwrap().status.success());
+    push_signed(&cache, &dir, &reference);
+    let pull = |extra: &[&str]| {
+        let mut args = vec!["pull", reference.as_str(), "--key", "release.pub", "--json"];
+        args.extend_from_slice(extra);
+        let out = toolcell(&cache).current_dir(&dir).args(&args).output().unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["digest"].as_str().unwrap().to_owned()
+    };
+    let first = pull(&[]);
+
+    // The tag moves to another component (the guest that greets), signed by the same key.
+    let greet = dir.join("greet.wasm");
+    std::fs::copy(toolcell_tests::GREET, &greet).unwrap();
+    let moved = toolcell(&cache)
+        .current_dir(&dir)
+        .args(["push", greet.to_str().unwrap(), &reference, "--sign", "release.key"])
+        .output()
+        .unwrap();
+    assert!(moved.status.success(), "{}", text(&moved.stderr));
+    assert_eq!(pull(&[]), first, "the pin holds");
+    assert!(std::fs::read_to_string(dir.join("toolcell.lock")).unwrap().contains(&first));
+    let updated = pull(&["--update"]);
+    assert_ne!(updated, first, "--update follows the tag");
+    assert!(std::fs::read_to_string(dir.join("toolcell.lock")).unwrap().contains(&updated));
+
+    // A (dangling) symlink where a key would go: refused, and with --force replaced, never
+    // written through.
+    #[cfg(unix)]
+    {
+        let victim = dir.join("victim.txt");
+        std::os::unix::fs::symlink(&victim, dir.join("k.pub")).unwrap();
+        let refused = toolcell(&cache).current_dir(&dir).args(["keygen", "k"]).output().unwrap();
+        assert!(!refused.status.success() && text(&refused.stderr).contains("exists"), "{}", text(&refused.stderr));
+        let forced = toolcell(&cache).current_dir(&dir).args(["keygen", "k", "--force"]).output().unwrap();
+        assert!(forced.status.success(), "{}", text(&forced.stderr));
+        assert!(!victim.exists(), "nothing was written through the link");
+        assert!(!std::fs::symlink_metadata(dir.join("k.pub")).unwrap().file_type().is_symlink());
+    }
+}

@@ -235,12 +235,9 @@ impl RegistryClient {
                 why: format!("it says the manifest is {claimed}, but its bytes hash to {digest}"),
             });
         }
-        let media_type = match response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()) {
-            Some(media_type) if media_type != "application/json" => {
-                media_type.split(';').next().unwrap_or_default().trim().to_owned()
-            }
-            _ => media_type_inside(response.body()),
-        };
+        // What the bytes say, never the Content-Type header: the digest covers only the bytes, so
+        // a document must mean one thing whichever header comes with it.
+        let media_type = media_type_inside(response.body()).map_err(|why| RegistryError::Invalid { what, why })?;
         Ok(PulledManifest { digest, bytes: response.into_body(), media_type })
     }
 
@@ -471,6 +468,9 @@ impl RegistryClient {
     }
 
     fn unreachable(&self, registry: &str, uri: &Uri, err: TransportError) -> RegistryError {
+        if let TransportError::TooLarge { .. } = err {
+            return RegistryError::Invalid { what: uri.to_string(), why: err.to_string() };
+        }
         let hint = if self.scheme(registry) == "https" {
             " (toolcell speaks https to registries other than loopback ones; list one that speaks plain http under `plain_http` in the policy's [registries])"
         } else {
@@ -533,16 +533,23 @@ impl RegistryClient {
         let separator = if realm.contains('?') { '&' } else { '?' };
         let url = format!("{realm}{separator}{}", query.join("&"));
         let uri: Uri = url.parse().map_err(|_| unauthorized(format!(": its token realm `{realm}` is not a URL")))?;
-        let realm_is_safe = uri.scheme_str() == Some("https")
+        let transport_is_safe = uri.scheme_str() == Some("https")
             || uri
                 .authority()
                 .is_some_and(|a| is_loopback(a.as_str()) || self.settings.plain_http.contains(a.as_str()));
         let mut headers = HeaderMap::new();
         if let Some(basic) = basic {
-            // Credentials never cross plain HTTP to a host that is not loopback or listed.
-            if !realm_is_safe {
+            // Credentials never cross plain HTTP to a host that is not loopback or listed, and go
+            // only to the registry's own host or its domain (Docker Hub's registry-1.docker.io
+            // names auth.docker.io): a challenge cannot send them to a host of its choosing.
+            if !transport_is_safe {
                 return Err(unauthorized(format!(
                     ": its token realm `{realm}` is not https, so no credentials were sent"
+                )));
+            }
+            if !uri.host().is_some_and(|host| realm_belongs_to(host, registry)) {
+                return Err(unauthorized(format!(
+                    ": its token realm `{realm}` is on another host than the registry, so no credentials were sent"
                 )));
             }
             headers.insert(AUTHORIZATION, basic);
@@ -568,6 +575,24 @@ impl RegistryClient {
         }
         Ok(value)
     }
+}
+
+/// Whether a token realm on `host` may receive the credentials for `registry`: the same host,
+/// or one in the registry's parent domain when that domain has a dot in it (`auth.docker.io`
+/// for `registry-1.docker.io`; never all of `.io` for `ghcr.io`).
+fn realm_belongs_to(host: &str, registry: &str) -> bool {
+    let registry_host = registry
+        .rsplit_once(':')
+        .map_or(registry, |(host, port)| if port.bytes().all(|b| b.is_ascii_digit()) { host } else { registry });
+    if host.eq_ignore_ascii_case(registry_host) {
+        return true;
+    }
+    if registry_host.parse::<std::net::IpAddr>().is_ok() {
+        return false;
+    }
+    registry_host.split_once('.').is_some_and(|(_, parent)| {
+        parent.contains('.') && host.to_ascii_lowercase().ends_with(&format!(".{}", parent.to_ascii_lowercase()))
+    })
 }
 
 /// The tag a registry without the referrers API keeps `digest`'s referrers index under.
@@ -622,17 +647,34 @@ fn encode_query(value: &str) -> String {
         .collect()
 }
 
-/// The `mediaType` a manifest's JSON says it is, or an image manifest.
-fn media_type_inside(bytes: &[u8]) -> String {
+/// What a manifest's own bytes say it is: an index (it lists `manifests`) or an image manifest
+/// (it has `layers` or a `config`), never both, and its `mediaType`, when it has one, agreeing.
+fn media_type_inside(bytes: &[u8]) -> Result<String, String> {
     #[derive(serde::Deserialize)]
     #[serde(rename_all = "camelCase")]
-    struct MediaType {
+    struct Shape {
         media_type: Option<String>,
+        manifests: Option<serde_json::Value>,
+        layers: Option<serde_json::Value>,
+        config: Option<serde_json::Value>,
     }
-    serde_json::from_slice::<MediaType>(bytes)
-        .ok()
-        .and_then(|m| m.media_type)
-        .unwrap_or_else(|| MANIFEST_MEDIA_TYPE.to_owned())
+    let shape: Shape = serde_json::from_slice(bytes).map_err(|err| format!("it is not a manifest: {err}"))?;
+    let is_image = shape.layers.is_some() || shape.config.is_some();
+    let shaped = match (shape.manifests.is_some(), is_image) {
+        (true, true) => return Err("it is both an index and an image manifest: refused as ambiguous".to_owned()),
+        (true, false) => INDEX_MEDIA_TYPE,
+        (false, _) => MANIFEST_MEDIA_TYPE,
+    };
+    let docker_name = match shaped {
+        INDEX_MEDIA_TYPE => "application/vnd.docker.distribution.manifest.list.v2+json",
+        _ => "application/vnd.docker.distribution.manifest.v2+json",
+    };
+    match shape.media_type.as_deref() {
+        None => Ok(shaped.to_owned()),
+        // Docker's media types name the same shapes.
+        Some(said) if said == shaped || said == docker_name => Ok(shaped.to_owned()),
+        Some(said) => Err(format!("it says it is `{said}` but is shaped as `{shaped}`")),
+    }
 }
 
 /// The index entry for components: `wasm`, or the only entry.
@@ -723,6 +765,28 @@ mod tests {
             client.absolute("127.0.0.1:5000", "/v2/x/blobs/uploads/1").expect("path").scheme_str(),
             Some("http")
         );
+    }
+
+    #[test]
+    fn a_document_is_what_its_bytes_say_never_what_a_header_says_and_never_both() {
+        let image = br#"{"schemaVersion":2,"config":{},"layers":[]}"#;
+        let index = br#"{"schemaVersion":2,"manifests":[]}"#;
+        assert_eq!(media_type_inside(image).expect("image"), MANIFEST_MEDIA_TYPE);
+        assert_eq!(media_type_inside(index).expect("index"), INDEX_MEDIA_TYPE);
+        let both = br#"{"schemaVersion":2,"config":{},"layers":[],"manifests":[]}"#;
+        assert!(media_type_inside(both).expect_err("polyglot").contains("both"));
+        let lying = br#"{"mediaType":"application/vnd.oci.image.index.v1+json","layers":[]}"#;
+        assert!(media_type_inside(lying).expect_err("lying").contains("shaped as"));
+    }
+
+    #[test]
+    fn credentials_go_only_to_a_realm_of_the_registrys_own_host_or_domain() {
+        assert!(realm_belongs_to("ghcr.io", "ghcr.io"));
+        assert!(realm_belongs_to("auth.docker.io", "registry-1.docker.io"));
+        assert!(realm_belongs_to("127.0.0.1", "127.0.0.1:5000"));
+        assert!(!realm_belongs_to("evil.io", "ghcr.io"), "not all of .io");
+        assert!(!realm_belongs_to("127.0.0.2", "127.0.0.1:5000"));
+        assert!(!realm_belongs_to("auth.docker.io.evil.com", "registry-1.docker.io"));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 
 mod client;
 mod digest;
+mod files;
 mod lock;
 pub mod manifest;
 mod pull;
@@ -24,6 +25,7 @@ pub use self::client::{
     is_loopback, referrers_tag,
 };
 pub use self::digest::{Digest, DigestError};
+pub use self::files::read_operator_file;
 pub use self::lock::{LOCK_FILE, LockError, Lockfile};
 pub use self::pull::{PullError, Pulled, Puller};
 pub use self::push::{Component, Published, push, sign};

@@ -3,12 +3,12 @@
 //! only when the lockfile has no digest for it, or when the operator asks to update.
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::digest::Digest;
+use crate::files::{self, Links};
 use crate::reference::OciReference;
 
 /// The lockfile's name beside a tools folder's policy file.
@@ -72,16 +72,12 @@ impl Lockfile {
         let path = path.into();
         let io = |source| LockError::Io { path: path.clone(), source };
         let invalid = |why: String| LockError::Invalid { path: path.clone(), why };
-        let text = match std::fs::metadata(&path) {
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Self { path, pinned: BTreeMap::new() });
-            }
+        let bytes = match files::read_regular(&path, MAX_LOCK_BYTES, Links::Follow) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Ok(Self { path, pinned: BTreeMap::new() }),
             Err(err) => return Err(io(err)),
-            Ok(meta) if meta.len() > MAX_LOCK_BYTES => {
-                return Err(invalid(format!("it is {} bytes; a lockfile is at most {MAX_LOCK_BYTES}", meta.len())));
-            }
-            Ok(_) => std::fs::read_to_string(&path).map_err(io)?,
         };
+        let text = String::from_utf8(bytes).map_err(|_| invalid("it is not UTF-8 text".to_owned()))?;
         let file: File = toml::from_str(&text).map_err(|err| invalid(err.to_string()))?;
         if file.version != 1 {
             return Err(invalid(format!("its version is {}; this toolcell reads version 1", file.version)));
@@ -137,16 +133,7 @@ impl Lockfile {
                 .collect(),
         };
         let text = format!("{HEADER}{}", toml::to_string(&file).expect("a lockfile is TOML"));
-        let partial = self.path.with_extension(format!("lock.partial-{}", std::process::id()));
-        let written = std::fs::File::create(&partial).and_then(|mut out| {
-            out.write_all(text.as_bytes())?;
-            out.sync_all()
-        });
-        if let Err(err) = written.and_then(|()| std::fs::rename(&partial, &self.path)) {
-            let _ = std::fs::remove_file(&partial);
-            return Err(io(err));
-        }
-        Ok(())
+        files::write_whole(&self.path, text.as_bytes()).map_err(io)
     }
 }
 
@@ -202,7 +189,7 @@ mod tests {
             assert!(err.contains(why) && err.contains("toolcell pull"), "{text}: {err}");
         }
         std::fs::write(&path, vec![b'#'; (MAX_LOCK_BYTES + 1) as usize]).expect("write");
-        assert!(Lockfile::read(&path).expect_err("huge").to_string().contains("at most"));
+        assert!(Lockfile::read(&path).expect_err("huge").to_string().contains("more than"));
         let _ = std::fs::remove_dir_all(dir);
     }
 }

@@ -12,6 +12,10 @@ use crate::reference::OciReference;
 use crate::signature::{SignatureArtifact, Trust, Verified, bundle, cosign};
 use crate::store::{BlobStore, StoreError};
 
+/// The most Sigstore bundle referrers fetched for one manifest.
+const MAX_BUNDLE_REFERRERS: usize = 16;
+/// The most reasons a refusal quotes.
+const MAX_REASONS: usize = 4;
 /// The most layers a signature manifest may have, and the largest one read.
 const MAX_SIGNATURE_LAYERS: usize = 16;
 const MAX_SIGNATURE_LAYER_BYTES: u64 = 1 << 20;
@@ -188,46 +192,69 @@ impl Puller {
         let unreachable = |err: RegistryError| {
             refused(format!("{}; its signatures could not be fetched: {err}", trust.expectation()))
         };
-        let mut candidates = Vec::new();
         let tag = cosign::signature_tag(&digest);
+        let mut candidates = 0;
         if let Some(classic) = self.client.manifest_if_any(reference, &tag).await.map_err(unreachable)? {
-            candidates.push((classic.digest, classic.bytes));
-        }
-        for referrer in self.client.referrers(reference, &digest).await.map_err(unreachable)? {
-            if referrer.artifact_type.as_deref() != Some(bundle::BUNDLE_MEDIA_TYPE) {
-                continue;
+            candidates += 1;
+            match self.try_signature(reference, trust, classic.digest, &classic.bytes).await? {
+                Ok(verified) => return Ok(verified),
+                Err(why) => seen.push(why),
             }
+        }
+        // Each referrer is fetched and checked before the next, and only so many: a registry
+        // listing thousands costs at most MAX_BUNDLE_REFERRERS fetches.
+        let referrers = self.client.referrers(reference, &digest).await.map_err(unreachable)?;
+        let bundles = referrers.iter().filter(|r| r.artifact_type.as_deref() == Some(bundle::BUNDLE_MEDIA_TYPE));
+        for referrer in bundles.take(MAX_BUNDLE_REFERRERS) {
+            candidates += 1;
             let by_digest = referrer.digest.to_string();
-            if let Some(pulled) = self.client.manifest_if_any(reference, &by_digest).await.map_err(unreachable)?
-                && pulled.digest == referrer.digest
-            {
-                candidates.push((pulled.digest, pulled.bytes));
+            let Some(pulled) = self.client.manifest_if_any(reference, &by_digest).await.map_err(unreachable)? else {
+                continue;
+            };
+            match self.try_signature(reference, trust, pulled.digest, &pulled.bytes).await? {
+                Ok(verified) => return Ok(verified),
+                Err(why) => seen.push(why),
             }
         }
-        if candidates.is_empty() {
+        if candidates == 0 {
             return Err(refused(format!(
                 "{}, and it has no signature (no `{tag}` tag, no Sigstore bundle among its referrers){}; sign it (`toolcell push --sign KEY`, `cosign sign --key`), or allow it unsigned in the policy",
                 trust.expectation(),
                 if seen.is_empty() {
                     String::new()
                 } else {
-                    format!(" (signatures kept from before: {})", seen.join("; "))
+                    format!(" (signatures kept from before: {})", summary(&seen))
                 }
             )));
         }
-        for (signature, bytes) in candidates {
-            let artifact = self.fetch_signature(reference, signature, &bytes).await?;
-            match trust.verify(reference, &artifact) {
-                Ok(verified) => {
-                    self.store
-                        .record_signature(&digest, &signature)
-                        .map_err(|source| PullError::Store { reference: reference.to_string(), source })?;
-                    return Ok(verified);
-                }
-                Err(why) => seen.push(why),
-            }
+        Err(refused(format!("{}, but its signatures are not: {}", trust.expectation(), summary(&seen))))
+    }
+
+    /// Fetches a signature manifest's layers and checks them against `trust`; only a signature
+    /// that verifies is kept in the store. `Ok(Err(why))`: it is no signature `trust` accepts.
+    async fn try_signature(
+        &self,
+        reference: &OciReference,
+        trust: &Trust,
+        signature: Digest,
+        bytes: &Bytes,
+    ) -> Result<Result<Verified, String>, PullError> {
+        let subject = reference.digest.expect("pinned before checking");
+        let store_error = |source| PullError::Store { reference: reference.to_string(), source };
+        let artifact = match self.fetch_signature(reference, signature, bytes).await? {
+            Ok(artifact) => artifact,
+            Err(why) => return Ok(Err(why)),
+        };
+        let verified = match trust.verify(reference, &artifact) {
+            Ok(verified) => verified,
+            Err(why) => return Ok(Err(why)),
+        };
+        for (layer, data) in &artifact.layers {
+            self.store.put(&layer.digest, data).map_err(store_error)?;
         }
-        Err(refused(format!("{}, but its signatures are not: {}", trust.expectation(), seen.join("; "))))
+        self.store.put(&signature, bytes).map_err(store_error)?;
+        self.store.record_signature(&subject, &signature).map_err(store_error)?;
+        Ok(Ok(verified))
     }
 
     /// A signature manifest and its layers from the store, if all are there whole.
@@ -240,35 +267,41 @@ impl Puller {
         Some(SignatureArtifact { digest: *digest, manifest, layers })
     }
 
-    /// A signature manifest's layers from the registry, into the store.
+    /// A signature manifest's layers from the registry (checked against their digests, not yet
+    /// stored). `Ok(Err(why))`: it is no signature manifest toolcell reads.
     async fn fetch_signature(
         &self,
         reference: &OciReference,
         digest: Digest,
         bytes: &Bytes,
-    ) -> Result<SignatureArtifact, PullError> {
-        let subject = reference.digest.expect("pinned before checking");
-        let refused = |why: String| PullError::Signature { reference: reference.to_string(), digest: subject, why };
-        let store_error = |source| PullError::Store { reference: reference.to_string(), source };
-        let manifest: Manifest =
-            serde_json::from_slice(bytes).map_err(|err| refused(format!("its signature manifest {digest}: {err}")))?;
+    ) -> Result<Result<SignatureArtifact, String>, PullError> {
+        let Ok(manifest) = serde_json::from_slice::<Manifest>(bytes) else {
+            return Ok(Err(format!("its signature manifest {digest} is not a manifest")));
+        };
         if manifest.layers.len() > MAX_SIGNATURE_LAYERS {
-            return Err(refused(format!("its signature manifest has more than {MAX_SIGNATURE_LAYERS} layers")));
+            return Ok(Err(format!("its signature manifest {digest} has more than {MAX_SIGNATURE_LAYERS} layers")));
+        }
+        if let Some(layer) = manifest.layers.iter().find(|layer| layer.size > MAX_SIGNATURE_LAYER_BYTES) {
+            return Ok(Err(format!("a layer of its signature manifest {digest} is {} bytes", layer.size)));
         }
         let mut layers = Vec::new();
         for layer in &manifest.layers {
-            if layer.size > MAX_SIGNATURE_LAYER_BYTES {
-                return Err(refused(format!("a signature layer is {} bytes", layer.size)));
-            }
             let data = self
                 .client
                 .blob(&reference.registry, &reference.repository, layer)
                 .await
                 .map_err(|source| PullError::Registry { reference: reference.to_string(), source })?;
-            self.store.put(&layer.digest, &data).map_err(store_error)?;
             layers.push((layer.clone(), data));
         }
-        self.store.put(&digest, bytes).map_err(store_error)?;
-        Ok(SignatureArtifact { digest, manifest, layers })
+        Ok(Ok(SignatureArtifact { digest, manifest, layers }))
     }
+}
+
+/// The first few of `reasons`, and how many more there were.
+fn summary(reasons: &[String]) -> String {
+    let mut text = reasons.iter().take(MAX_REASONS).cloned().collect::<Vec<_>>().join("; ");
+    if reasons.len() > MAX_REASONS {
+        text.push_str(&format!("; and {} more", reasons.len() - MAX_REASONS));
+    }
+    text
 }

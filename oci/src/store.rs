@@ -5,14 +5,17 @@
 //! owner only. Beside the blobs, `DIR/signatures/<hex>` lists the signatures (their manifests'
 //! digests) seen for a manifest: only a list of names, each checked when used.
 
-use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::digest::Digest;
+use crate::files::{self, Links};
 
 /// The most signatures kept per manifest.
 const MAX_SIGNATURES: usize = 16;
+/// The largest stored blob read (the largest blob fetched, and some).
+const MAX_STORED_BYTES: u64 = crate::client::MAX_BLOB_BYTES as u64;
+/// The largest signature index read.
+const MAX_INDEX_BYTES: u64 = 64 << 10;
 
 /// Blobs by digest, on disk.
 #[derive(Debug, Clone)]
@@ -42,6 +45,14 @@ pub enum StoreError {
         /// What its bytes hash to now.
         found: Digest,
     },
+    /// The store's folder exists and is not this user's alone.
+    #[error("the store {} cannot be used: {why}; use a folder of your own (--registry-store DIR)", path.display())]
+    NotPrivate {
+        /// The folder.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
     /// The store's folder or a file in it could not be used.
     #[error("the blob store {}: {source}", path.display())]
     Io {
@@ -59,6 +70,12 @@ impl BlobStore {
     /// When the folder cannot be created.
     pub fn open(dir: impl Into<PathBuf>) -> Result<Self, StoreError> {
         let dir = dir.into();
+        // A folder someone else made (or may write) is not taken: they could plant files in it.
+        if dir.exists()
+            && let Some(why) = files::not_private(&dir)
+        {
+            return Err(StoreError::NotPrivate { path: dir, why });
+        }
         let mut builder = std::fs::DirBuilder::new();
         builder.recursive(true);
         #[cfg(unix)]
@@ -84,16 +101,7 @@ impl BlobStore {
             return Err(StoreError::Mismatch { expected: *expected, found });
         }
         let path = self.path(expected);
-        let io = |source| StoreError::Io { path: path.clone(), source };
-        let partial = path.with_extension(format!("partial-{}-{}", std::process::id(), unique()));
-        let written = File::create(&partial).and_then(|mut file| {
-            file.write_all(bytes)?;
-            file.sync_all()
-        });
-        if let Err(err) = written.and_then(|()| std::fs::rename(&partial, &path)) {
-            let _ = std::fs::remove_file(&partial);
-            return Err(io(err));
-        }
+        files::write_whole(&path, bytes).map_err(|source| StoreError::Io { path: path.clone(), source })?;
         Ok(path)
     }
 
@@ -104,10 +112,15 @@ impl BlobStore {
     /// an I/O error.
     pub fn get(&self, digest: &Digest) -> Result<Option<Vec<u8>>, StoreError> {
         let path = self.path(digest);
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => return Err(StoreError::Io { path, source }),
+        let bytes = match files::read_regular(&path, MAX_STORED_BYTES, Links::Refuse) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Ok(None),
+            // A symlink, a FIFO, a device or a huge file planted under a blob's name: not a
+            // blob. It goes, and the blob is fetched again.
+            Err(_) => {
+                let _ = std::fs::remove_file(&path);
+                return Ok(None);
+            }
         };
         let found = Digest::of(&bytes);
         if found != *digest {
@@ -120,7 +133,8 @@ impl BlobStore {
     /// The signatures recorded for the manifest `subject`: the digests of their manifests, in
     /// the store too (so a tool pinned by digest is checked again with no registry).
     pub fn signatures_of(&self, subject: &Digest) -> Vec<Digest> {
-        let text = std::fs::read_to_string(self.signature_index(subject)).unwrap_or_default();
+        let bytes = files::read_regular(&self.signature_index(subject), MAX_INDEX_BYTES, Links::Refuse);
+        let text = String::from_utf8(bytes.ok().flatten().unwrap_or_default()).unwrap_or_default();
         text.lines().take(MAX_SIGNATURES).filter_map(|line| line.parse().ok()).collect()
     }
 
@@ -136,13 +150,8 @@ impl BlobStore {
         known.insert(0, *signature);
         known.truncate(MAX_SIGNATURES);
         let path = self.signature_index(subject);
-        let io = |source| StoreError::Io { path: path.clone(), source };
         let text: String = known.iter().map(|digest| format!("{digest}\n")).collect();
-        let partial = path.with_extension(format!("partial-{}-{}", std::process::id(), unique()));
-        std::fs::write(&partial, text).and_then(|()| std::fs::rename(&partial, &path)).map_err(|err| {
-            let _ = std::fs::remove_file(&partial);
-            io(err)
-        })
+        files::write_whole(&path, text.as_bytes()).map_err(|source| StoreError::Io { path, source })
     }
 
     fn signature_index(&self, subject: &Digest) -> PathBuf {
@@ -153,12 +162,6 @@ impl BlobStore {
     pub fn dir(&self) -> &Path {
         &self.dir
     }
-}
-
-/// A number no other write of this process uses, for temporary file names.
-fn unique() -> u64 {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 #[cfg(test)]
@@ -209,6 +212,32 @@ mod tests {
             assert!(!path.exists(), "the changed blob is removed");
             store.put(&digest, component).expect("stored again");
         }
+        let _ = std::fs::remove_dir_all(store.dir());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_planted_symlink_neither_leads_a_write_elsewhere_nor_is_read_and_a_shared_folder_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let store = store("planted");
+        let victim = store.dir().join("victim");
+        std::fs::write(&victim, b"the operator's file").expect("victim");
+        let component = b"\0asm planted";
+        let digest = Digest::of(component);
+        // A symlink where the blob goes: the write replaces it; the victim is untouched.
+        std::os::unix::fs::symlink(&victim, store.dir().join("sha256").join(digest.hex())).expect("link");
+        store.put(&digest, component).expect("put");
+        assert_eq!(std::fs::read(&victim).expect("victim"), b"the operator's file");
+        // A symlink (to a file or a device) read as a blob: not read, removed, fetched again.
+        let path = store.dir().join("sha256").join(digest.hex());
+        std::fs::remove_file(&path).expect("remove");
+        std::os::unix::fs::symlink("/dev/zero", &path).expect("link");
+        assert_eq!(store.get(&digest).expect("no blob"), None);
+        assert!(std::fs::symlink_metadata(&path).is_err(), "the planted link is gone");
+
+        std::fs::set_permissions(store.dir(), std::fs::Permissions::from_mode(0o777)).expect("chmod");
+        let err = BlobStore::open(store.dir()).expect_err("shared");
+        assert!(err.to_string().contains("mode is 777"), "{err}");
         let _ = std::fs::remove_dir_all(store.dir());
     }
 }

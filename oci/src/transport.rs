@@ -14,6 +14,8 @@ use tokio::net::TcpStream;
 
 /// How long connecting, the response head, or the gap between two pieces of a body may take.
 pub(crate) const IDLE: Duration = Duration::from_secs(30);
+/// How long one whole exchange may take, however its bytes trickle in.
+pub(crate) const DEADLINE: Duration = Duration::from_secs(300);
 
 /// Why an exchange failed before a whole response arrived.
 #[derive(Debug, thiserror::Error)]
@@ -22,6 +24,8 @@ pub(crate) enum TransportError {
     Connect(String),
     #[error("no answer within {}s", IDLE.as_secs())]
     Timeout,
+    #[error("the exchange took longer than {}s in all", DEADLINE.as_secs())]
+    Deadline,
     #[error("the response is larger than {limit} bytes")]
     TooLarge { limit: usize },
     #[error("{0}")]
@@ -34,6 +38,18 @@ impl<T: AsyncRead + AsyncWrite + Send + Unpin + 'static> Stream for T {}
 /// Sends `method uri` with `headers` and `body`, and reads the response's body whole, refusing
 /// one longer than `limit` bytes.
 pub(crate) async fn exchange(
+    method: Method,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: Bytes,
+    limit: usize,
+) -> Result<Response<Bytes>, TransportError> {
+    tokio::time::timeout(DEADLINE, exchange_unbounded(method, uri, headers, body, limit))
+        .await
+        .map_err(|_| TransportError::Deadline)?
+}
+
+async fn exchange_unbounded(
     method: Method,
     uri: &Uri,
     headers: &HeaderMap,

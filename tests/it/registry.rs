@@ -268,3 +268,53 @@ async fn a_registry_tool_without_a_signer_or_under_another_name_is_a_diagnostic_
     let runtime = runtime_over(&dir, &store, false).await;
     assert!(runtime.definition("echo").is_some(), "explicitly unsigned: {:?}", runtime.diagnostics());
 }
+
+#[tokio::test]
+async fn a_registry_listing_many_bogus_bundles_costs_sixteen_fetches_and_leaves_nothing_in_the_store() {
+    use toolcell_oci::manifest::{Descriptor, MANIFEST_MEDIA_TYPE};
+    use toolcell_oci::signature::bundle;
+    let registry = LocalRegistry::start("referrers");
+    let client = RegistryClient::default();
+    let tagged = reference(&registry, "tools/z:1");
+    let published = push(&client, &tagged, component(b"\0asm\x0d\0\x01\0z"), None).await.expect("push");
+    let subject = published.manifest.clone();
+
+    // 40 genuine bundles about this manifest, all by a key the operator does not trust.
+    let (stranger, _) = SigningKey::generate();
+    let mut entries = Vec::new();
+    for i in 0..40 {
+        let (manifest, blobs) = bundle::sign(&stranger, &subject, &format!("2026-11-27T00:00:{i:02}Z"));
+        for (descriptor, bytes) in blobs {
+            client.push_blob(&registry.host(), "tools/z", &descriptor.media_type, bytes.into()).await.expect("blob");
+        }
+        let bytes = bytes::Bytes::from(serde_json::to_vec(&manifest).expect("json"));
+        let mut entry = Descriptor::of(MANIFEST_MEDIA_TYPE, &bytes);
+        entry.artifact_type = manifest.artifact_type.clone();
+        let digest = client
+            .push_manifest(&registry.host(), "tools/z", &entry.digest.to_string(), MANIFEST_MEDIA_TYPE, bytes)
+            .await
+            .expect("referrer");
+        assert_eq!(digest, entry.digest);
+        entries.push(serde_json::to_value(&entry).expect("entry"));
+    }
+    let index = serde_json::json!({ "schemaVersion": 2, "mediaType": toolcell_oci::manifest::INDEX_MEDIA_TYPE, "manifests": entries });
+    client
+        .push_manifest(
+            &registry.host(),
+            "tools/z",
+            &toolcell_oci::referrers_tag(&subject.digest),
+            toolcell_oci::manifest::INDEX_MEDIA_TYPE,
+            bytes::Bytes::from(serde_json::to_vec(&index).expect("json")),
+        )
+        .await
+        .expect("referrers tag");
+
+    let (trusted, _) = SigningKey::generate();
+    let puller = puller(&registry, "store");
+    let err = puller.pull(&tagged, None, &keys(&trusted, "release")).await.expect_err("no trusted signature");
+    let text = err.to_string();
+    // Four reasons quoted, and twelve more: sixteen tried of the forty listed.
+    assert!(text.contains("and 12 more"), "{text}");
+    let stored: Vec<_> = std::fs::read_dir(puller.store().dir().join("sha256")).expect("list").collect();
+    assert_eq!(stored.len(), 1, "only the tool's manifest; no refused signature, no component: {stored:?}");
+}

@@ -91,7 +91,9 @@ impl LocalRegistry {
     /// Stops it (the registry goes away; its storage stays until drop).
     pub fn stop(&mut self) {
         // SIGTERM, which `timeout` passes on to the registry (a SIGKILL would leave it running).
-        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        }
         let _ = self.child.wait();
     }
 }

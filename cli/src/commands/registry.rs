@@ -117,7 +117,8 @@ pub(crate) async fn pull(store: Option<&Path>, tools_dir: Option<&Path>, args: P
     };
     let elapsed = started.elapsed();
     let digest = pulled.reference.digest.expect("a pulled tool is pinned");
-    let newly_pinned = reference.tag.is_some() && lock.pin(&reference, digest);
+    // A pin moves only when asked (--update), never because a registry answered otherwise.
+    let newly_pinned = reference.tag.is_some() && (pinned.is_none() || args.update) && lock.pin(&reference, digest);
     if newly_pinned {
         lock.write()?;
     }
@@ -164,13 +165,14 @@ pub(crate) fn keygen(prefix: &Path, force: bool) -> anyhow::Result<ExitCode> {
     let private = prefix.with_extension("key");
     let public = prefix.with_extension("pub");
     for path in [&private, &public] {
-        if path.exists() && !force {
+        // (`symlink_metadata`: a dangling symlink is there too.)
+        if std::fs::symlink_metadata(path).is_ok() && !force {
             bail!("{} exists: choose another name, or replace it with --force", path.display());
         }
     }
     let (key, pem) = SigningKey::generate();
-    write_private(&private, pem.as_bytes(), force)?;
-    std::fs::write(&public, key.public_key().to_pem()).with_context(|| format!("cannot write {}", public.display()))?;
+    write_new(&private, pem.as_bytes(), 0o600, force)?;
+    write_new(&public, key.public_key().to_pem().as_bytes(), 0o644, force)?;
     println!(
         "wrote the private key {} (readable by you only) and the public key {}",
         private.display(),
@@ -181,7 +183,9 @@ pub(crate) fn keygen(prefix: &Path, force: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn write_private(path: &Path, bytes: &[u8], replace: bool) -> anyhow::Result<()> {
+/// Writes a new file at `path` (a symlink there is replaced with `replace`, never written
+/// through: `create_new` does not follow one).
+fn write_new(path: &Path, bytes: &[u8], mode: u32, replace: bool) -> anyhow::Result<()> {
     let mut options = std::fs::OpenOptions::new();
     options.write(true);
     if replace {
@@ -189,7 +193,9 @@ fn write_private(path: &Path, bytes: &[u8], replace: bool) -> anyhow::Result<()>
     }
     options.create_new(true);
     #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, mode);
+    #[cfg(not(unix))]
+    let _ = mode;
     let mut file = options.open(path).with_context(|| format!("cannot write {}", path.display()))?;
     file.write_all(bytes)?;
     Ok(())

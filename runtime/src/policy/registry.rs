@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 use toolcell_oci::signature::PublicKey;
 use toolcell_oci::{LOCK_FILE, OciReference};
 
+/// The largest public key file read.
+const MAX_KEY_BYTES: u64 = 64 << 10;
+
 /// The registry tools, signers and registry settings of a policy.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -164,9 +167,10 @@ pub(super) fn parse_signers(value: &toml::Value, base: &Path, problems: &mut Vec
             continue;
         };
         let file = base.join(path);
-        let read = std::fs::read_to_string(&file)
+        let read = toolcell_oci::read_operator_file(&file, MAX_KEY_BYTES)
             .map_err(|err| format!("{at} key: {} cannot be read: {err}", file.display()))
-            .and_then(|text| {
+            .and_then(|bytes| {
+                let text = String::from_utf8_lossy(&bytes);
                 PublicKey::from_pem(name.clone(), &text).map_err(|why| format!("{at} key: {}: {why}", file.display()))
             });
         match read {
