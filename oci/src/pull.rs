@@ -25,6 +25,8 @@ const MAX_SIGNATURE_LAYER_BYTES: u64 = 1 << 20;
 pub struct Pulled {
     /// The reference, with the manifest's digest.
     pub reference: OciReference,
+    /// Its manifest's digest (as in `reference`).
+    pub digest: Digest,
     /// Its manifest.
     pub manifest: Manifest,
     /// The component's bytes (they hash to the manifest's layer digest).
@@ -116,10 +118,16 @@ impl Puller {
 
         let wanted = reference.digest.or(pinned);
         let mut from_store = true;
-        let (digest, manifest_bytes) = match wanted.map(|digest| self.store.get(&digest)).transpose() {
-            Ok(Some(Some(bytes))) => (wanted.expect("looked up by it"), Bytes::from(bytes)),
-            // Not in the store (or removed as tampered): fetch it by digest, or resolve the tag.
-            Ok(_) | Err(StoreError::Tampered { .. }) => {
+        let stored = match wanted.map(|digest| (digest, self.store.get(&digest))) {
+            Some((digest, Ok(Some(bytes)))) => Some((digest, Bytes::from(bytes))),
+            // Not in the store (or removed as tampered): fetched below.
+            None | Some((_, Ok(None) | Err(StoreError::Tampered { .. }))) => None,
+            Some((_, Err(err))) => return Err(store_error(err)),
+        };
+        let (digest, manifest_bytes) = match stored {
+            Some(found) => found,
+            // By the digest wanted, or by resolving the tag.
+            None => {
                 from_store = false;
                 let mut asked = reference.clone();
                 asked.digest = wanted;
@@ -127,7 +135,6 @@ impl Puller {
                 self.store.put(&pulled.digest, &pulled.bytes).map_err(store_error)?;
                 (pulled.digest, pulled.bytes)
             }
-            Err(err) => return Err(store_error(err)),
         };
         let not_a_component = |why: String| PullError::NotAComponent { reference: reference.to_string(), digest, why };
         let manifest: Manifest =
@@ -136,10 +143,10 @@ impl Puller {
 
         let mut pinned_reference = reference.clone();
         pinned_reference.digest = Some(digest);
-        let verified = self.check_signatures(&pinned_reference, &mut from_store, trust).await?;
+        let verified = self.check_signatures(&pinned_reference, digest, &mut from_store, trust).await?;
 
         let component = self.blob(reference, &layer, &mut from_store).await?;
-        Ok(Pulled { reference: pinned_reference, manifest, component, verified, from_store })
+        Ok(Pulled { reference: pinned_reference, digest, manifest, component, verified, from_store })
     }
 
     /// A blob from the store, else from the registry into the store.
@@ -171,10 +178,10 @@ impl Puller {
     async fn check_signatures(
         &self,
         reference: &OciReference,
+        digest: Digest,
         from_store: &mut bool,
         trust: &Trust,
     ) -> Result<Verified, PullError> {
-        let digest = reference.digest.expect("pinned before checking");
         if trust.is_unsigned() {
             return Ok(Verified::Unsigned);
         }
@@ -196,7 +203,7 @@ impl Puller {
         let mut candidates = 0;
         if let Some(classic) = self.client.manifest_if_any(reference, &tag).await.map_err(unreachable)? {
             candidates += 1;
-            match self.try_signature(reference, trust, classic.digest, &classic.bytes).await? {
+            match self.try_signature(reference, digest, trust, classic.digest, &classic.bytes).await? {
                 Ok(verified) => return Ok(verified),
                 Err(why) => seen.push(why),
             }
@@ -211,7 +218,7 @@ impl Puller {
             let Some(pulled) = self.client.manifest_if_any(reference, &by_digest).await.map_err(unreachable)? else {
                 continue;
             };
-            match self.try_signature(reference, trust, pulled.digest, &pulled.bytes).await? {
+            match self.try_signature(reference, digest, trust, pulled.digest, &pulled.bytes).await? {
                 Ok(verified) => return Ok(verified),
                 Err(why) => seen.push(why),
             }
@@ -235,11 +242,11 @@ impl Puller {
     async fn try_signature(
         &self,
         reference: &OciReference,
+        subject: Digest,
         trust: &Trust,
         signature: Digest,
         bytes: &Bytes,
     ) -> Result<Result<Verified, String>, PullError> {
-        let subject = reference.digest.expect("pinned before checking");
         let store_error = |source| PullError::Store { reference: reference.to_string(), source };
         let artifact = match self.fetch_signature(reference, signature, bytes).await? {
             Ok(artifact) => artifact,

@@ -116,7 +116,7 @@ pub(crate) async fn pull(store: Option<&Path>, tools_dir: Option<&Path>, args: P
         }
     };
     let elapsed = started.elapsed();
-    let digest = pulled.reference.digest.expect("a pulled tool is pinned");
+    let digest = pulled.digest;
     // A pin moves only when asked (--update), never because a registry answered otherwise.
     let newly_pinned = reference.tag.is_some() && (pinned.is_none() || args.update) && lock.pin(&reference, digest);
     if newly_pinned {
