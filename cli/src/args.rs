@@ -140,6 +140,11 @@ pub(crate) enum Command {
     /// not fetched again: it loads with the registry gone. Exit code 0 when it was pulled and
     /// checked, 1 when it could not be pulled or was refused, 2 for a usage error.
     Pull(Box<PullArgs>),
+    /// Write the entry that lists the served tools in the official MCP registry: server.json
+    /// (schema 2025-12-11), the tools folder served by an image built from deploy/Dockerfile,
+    /// checked against the registry's schema and publishing rules. Exit code 0 when written, 1
+    /// when the registry would refuse it (each problem named), 2 for a usage error.
+    ServerJson(Box<ServerJsonArgs>),
     /// Make a key pair to sign tools with: PREFIX.key (private, PKCS#8, readable by you only)
     /// and PREFIX.pub (ECDSA P-256, as cosign's).
     Keygen {
@@ -554,6 +559,36 @@ pub(crate) struct PushArgs {
     pub(crate) sign: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) registry: RegistryArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ServerJsonArgs {
+    /// The server's name in the registry, reverse-DNS with one slash: io.github.OWNER/NAME.
+    /// The image must carry it as its `io.modelcontextprotocol.server.name` label.
+    #[arg(long)]
+    pub(crate) name: String,
+    /// The image serving the folder, as the registry names it: REGISTRY/REPOSITORY:TAG (or
+    /// @sha256:DIGEST), e.g. ghcr.io/acme/tools:1.0.0.
+    #[arg(long)]
+    pub(crate) image: String,
+    /// The entry's version [default: the image's tag].
+    #[arg(long = "server-version", value_name = "VERSION")]
+    pub(crate) server_version: Option<String>,
+    /// A title for people.
+    #[arg(long)]
+    pub(crate) title: Option<String>,
+    /// At most 100 characters [default: the folder's tools, named].
+    #[arg(long)]
+    pub(crate) description: Option<String>,
+    /// The source's https:// URL on github.com or gitlab.com.
+    #[arg(long, value_name = "URL")]
+    pub(crate) repository: Option<String>,
+    /// The port the image listens on (deploy/Dockerfile's).
+    #[arg(long, default_value_t = 8000)]
+    pub(crate) port: u16,
+    /// Write it here instead of to stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub(crate) output: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -27,7 +27,8 @@ use clap::Parser as _;
 
 use crate::args::{Cli, Command};
 use crate::commands::{
-    author, check, client_config, export, invoke, list, policy, registry, replay, respond, schema, serve, test, warm,
+    author, check, client_config, export, invoke, list, policy, registry, replay, respond, schema, serve, server_json,
+    test, warm,
 };
 use crate::load::{Source, default_cache_dir};
 use toolcell_runtime::Policy;
@@ -167,6 +168,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Push(args) => registry::push(cache.as_deref(), *args).await,
         Command::Pull(args) => registry::pull(registry_store.as_deref(), cli.tools_dir.as_deref(), *args).await,
         Command::Keygen { prefix, force } => registry::keygen(&prefix, force),
+        Command::ServerJson(args) => server_json::server_json(source, *args).await,
         Command::Policy { command } => policy::policy(source, command),
         Command::ExportBuiltins { dir, force } => export::export_builtins(&dir, force),
         Command::ClientConfig { client, transport, url } => {

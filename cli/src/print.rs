@@ -53,7 +53,8 @@ pub(crate) fn human_duration(duration: Duration) -> String {
         0..1000 => format!("{millis} ms"),
         _ if millis.is_multiple_of(60_000) => format!("{} min", millis / 60_000),
         _ if millis.is_multiple_of(1000) => format!("{} s", millis / 1000),
-        _ => format!("{} s", duration.as_secs_f64()),
+        // From whole milliseconds, not floating point (1789 ms read "1.7890000000000001 s").
+        _ => format!("{}.{} s", millis / 1000, format!("{:03}", millis % 1000).trim_end_matches('0')),
     }
 }
 
@@ -69,6 +70,8 @@ mod tests {
         assert_eq!(human_duration(Duration::from_secs(5)), "5 s");
         assert_eq!(human_duration(Duration::from_millis(500)), "500 ms");
         assert_eq!(human_duration(Duration::from_millis(1500)), "1.5 s");
+        assert_eq!(human_duration(Duration::from_millis(1789)), "1.789 s");
+        assert_eq!(human_duration(Duration::from_millis(2050)), "2.05 s");
         assert_eq!(human_duration(Duration::from_secs(120)), "2 min");
     }
 }

@@ -12,5 +12,6 @@ pub(crate) mod replay;
 pub(crate) mod respond;
 pub(crate) mod schema;
 pub(crate) mod serve;
+pub(crate) mod server_json;
 pub(crate) mod test;
 pub(crate) mod warm;
