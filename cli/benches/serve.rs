@@ -41,8 +41,14 @@ fn main() {
         println!("{:<40} {:>10} {:>10}", "transport", "p50", "p99");
         report("stdio, `ping` (no tool runs)", stdio_round_trips(size, ping).await);
         report("stdio (raw JSON-RPC lines)", stdio_round_trips(size, calculator_call).await);
-        report("HTTP, session (SSE responses)", http_round_trips(size, false).await);
-        report("HTTP, --stateless (JSON responses)", http_round_trips(size, true).await);
+        report("HTTP, session (SSE responses)", http_round_trips(size, &[], None).await);
+        report("HTTP, --stateless (JSON responses)", http_round_trips(size, &["--stateless"], None).await);
+        let token = "bench-token-0123456789abcdef";
+        report(
+            "HTTP, --stateless, --token",
+            http_round_trips(size, &["--stateless", "--token", token], Some(token)).await,
+        );
+        report("HTTP, --stateless, OAuth (an ES256 JWT)", oauth_round_trips(size).await);
         concurrent_calls(size).await;
     });
 }
@@ -129,7 +135,10 @@ async fn stdio_round_trips(size: Size, request: fn(u64) -> Value) -> Vec<Duratio
 
 /// A running HTTP server and its endpoint.
 async fn http_server(args: &[&str]) -> (Child, String) {
-    let mut command = serve(&["--transport", "http", "--listen", "127.0.0.1:0"]);
+    let mut command = serve(&["--transport", "http"]);
+    if !args.contains(&"--listen") {
+        command.args(["--listen", "127.0.0.1:0"]);
+    }
     command.args(args).stdout(Stdio::null()).stderr(Stdio::piped());
     let mut child = command.spawn().unwrap();
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
@@ -154,8 +163,33 @@ fn message(body: &str) -> Value {
     serde_json::from_str(json.trim()).unwrap_or_else(|err| panic!("{err}: {body}"))
 }
 
-async fn http_round_trips(size: Size, stateless: bool) -> Vec<Duration> {
-    let (_child, url) = http_server(if stateless { &["--stateless"] } else { &[] }).await;
+/// The same calls with every request's token checked as a JWT access token of an issuer
+/// started here (its keys fetched once, then cached), against the same server with no token.
+async fn oauth_round_trips(size: Size) -> Vec<Duration> {
+    let issuer = toolcell_tests::issuer::Issuer::start().await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    let token = issuer.token(&json!({"iss": issuer.url, "aud": resource, "sub": "bench", "scope": "tools",
+        "exp": now + 3600}));
+    let listen = format!("127.0.0.1:{port}");
+    let args = [
+        "--stateless",
+        "--listen",
+        &listen,
+        "--oauth-issuer",
+        &issuer.url,
+        "--oauth-resource",
+        &resource,
+        "--oauth-scope",
+        "tools=*",
+    ];
+    http_round_trips(size, &args, Some(&token)).await
+}
+
+async fn http_round_trips(size: Size, args: &[&str], bearer: Option<&str>) -> Vec<Duration> {
+    let stateless = args.contains(&"--stateless");
+    let (_child, url) = http_server(args).await;
     let http = reqwest::Client::new();
     let post = |body: Value, session: Option<String>| {
         let mut request = http
@@ -166,6 +200,9 @@ async fn http_round_trips(size: Size, stateless: bool) -> Vec<Duration> {
             .body(body.to_string());
         if let Some(session) = session {
             request = request.header("mcp-session-id", session);
+        }
+        if let Some(bearer) = bearer {
+            request = request.header("authorization", format!("Bearer {bearer}"));
         }
         request.send()
     };

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use toolcell_mcp::ContextHeader;
+use toolcell_mcp::{ContextHeader, ScopeTools};
 use toolcell_runtime::Format;
 use toolcell_runtime::Policy;
 use toolcell_runtime::formats::Deferral;
@@ -341,13 +341,36 @@ pub(crate) struct ServeArgs {
     /// Prometheus metrics at /metrics.
     #[arg(long, value_enum, default_value_t = Transport::Stdio)]
     pub(crate) transport: Transport,
-    /// Where the HTTP server listens. Off loopback, --token is required.
+    /// Where the HTTP server listens. Off loopback, --token or --oauth-issuer is required.
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8000")]
     pub(crate) listen: SocketAddr,
     /// Bearer token HTTP clients must send (`Authorization: Bearer TOKEN`), to /mcp and to
     /// /metrics; at least 16 characters. Prefer the environment variable: a flag is visible to other users in `ps`.
     #[arg(long, env = "TOOLCELL_TOKEN", hide_env_values = true, value_name = "TOKEN")]
     pub(crate) token: Option<String>,
+    /// Accept OAuth access tokens (JWTs) from this authorization server instead of --token:
+    /// the server publishes its Protected Resource Metadata and checks each token's issuer,
+    /// audience (--oauth-resource), expiry and signature against the issuer's keys.
+    #[arg(long, env = "TOOLCELL_OAUTH_ISSUER", value_name = "URL", requires_all = ["oauth_resource", "oauth_scope"])]
+    pub(crate) oauth_issuer: Option<String>,
+    /// This server's MCP endpoint as clients reach it (https://tools.example.com/mcp): the
+    /// resource clients ask tokens for, which each token's audience must include.
+    #[arg(long, env = "TOOLCELL_OAUTH_RESOURCE", value_name = "URL", requires = "oauth_issuer")]
+    pub(crate) oauth_resource: Option<String>,
+    /// The issuer's JWKS, when its metadata (RFC 8414 or OpenID discovery) does not name it.
+    #[arg(long, env = "TOOLCELL_OAUTH_JWKS_URI", value_name = "URL", requires = "oauth_issuer")]
+    pub(crate) oauth_jwks_uri: Option<String>,
+    /// The tools a scope grants: SCOPE=TOOL,TOOL (SCOPE=* for every tool). A caller sees and
+    /// calls the tools its token's scopes grant, and no others. Repeatable; in the
+    /// environment, separated by `;`.
+    #[arg(
+        long,
+        env = "TOOLCELL_OAUTH_SCOPES",
+        value_name = "SCOPE=TOOLS",
+        value_delimiter = ';',
+        requires = "oauth_issuer"
+    )]
+    pub(crate) oauth_scope: Vec<ScopeTools>,
     /// Allow browser pages from this origin (e.g. https://app.example.com:443) besides
     /// loopback ones; requests from other origins get 403. Repeatable.
     #[arg(long, value_name = "ORIGIN")]
@@ -411,6 +434,12 @@ pub(crate) struct ServeArgs {
     /// On SIGINT or SIGTERM, how long calls in flight may take to finish before they are stopped.
     #[arg(long, value_name = "DURATION", value_parser = parse::duration, default_value = "10s")]
     pub(crate) shutdown_grace: Duration,
+    /// On SIGINT or SIGTERM, first keep serving this long while /healthz answers 503, so that a
+    /// load balancer stops sending requests before the server stops accepting them; set it
+    /// above the balancer's health-check interval.
+    #[arg(long, env = "TOOLCELL_DRAIN_DELAY", value_name = "DURATION", value_parser = parse::duration,
+          default_value = "0s")]
+    pub(crate) drain_delay: Duration,
     /// Append every HTTP request the policy refuses to FILE, one JSON object per line, for
     /// `toolcell policy suggest FILE`.
     #[arg(long, value_name = "FILE")]

@@ -18,8 +18,9 @@ use tokio::sync::watch;
 use tokio_util::sync::{CancellationToken, DropGuard};
 use toolcell_runtime::code_mode::{CodeMode, EXECUTE, SEARCH};
 use toolcell_runtime::formats::{Deferral, ToolMarks};
+use toolcell_runtime::loading::ListedTool;
 use toolcell_runtime::policy::TaskMode;
-use toolcell_runtime::{Arguments, ToolCall, ToolDefinition, ToolOutput};
+use toolcell_runtime::{Arguments, Principal, Runtime, ToolCall, ToolDefinition, ToolOutput};
 use toolcell_schema::words::{closest, code_list, truncated};
 
 use crate::approvals::{self, Asker};
@@ -27,8 +28,9 @@ use crate::catalog::Catalog;
 use crate::code_mode::CodeModeServing;
 use crate::context::ContextHeader;
 use crate::convert::{self, Schemas};
+use crate::oauth::{Caller, Permit, Verifier};
 use crate::peers::Peer;
-use crate::tasks::{Outcome, TaskInput, Tasks};
+use crate::tasks::{Outcome, Owner, TaskInput, Tasks};
 
 /// What the server tells clients about itself at `initialize` and `server/discover`.
 const INSTRUCTIONS: &str = "Every tool runs in a WebAssembly sandbox under time, fuel and memory limits. \
@@ -40,6 +42,10 @@ const METHODS: &[&str] = &["initialize", "ping", "tools/list", "tools/call"];
 
 /// The longest method name an error quotes: the name is the client's, of any length.
 const MAX_QUOTED_METHOD_BYTES: usize = 100;
+
+/// The host-context key of the caller an OAuth token names: `{"subject", "client_id",
+/// "scopes"}`.
+pub(crate) const CALLER_KEY: &str = "caller";
 
 /// One client's connection (a stdio process, or an HTTP session or request) to the tools.
 #[derive(Debug)]
@@ -56,6 +62,8 @@ pub struct ToolServer {
     tasks: Option<Arc<Tasks>>,
     /// Forwards tool-list changes to this connection's client until the connection ends.
     forwarding: Mutex<Option<DropGuard>>,
+    /// With OAuth: what each request's token grants (its caller is in the request's extensions).
+    oauth: Option<Arc<Verifier>>,
 }
 
 /// How a `tools/call` is answered.
@@ -81,6 +89,34 @@ impl ToolServer {
             deferred: Deferral::None,
             tasks: None,
             forwarding: Mutex::new(None),
+            oauth: None,
+        }
+    }
+
+    /// Serves each request the tools its OAuth token's scopes grant.
+    #[must_use]
+    pub(crate) fn with_oauth(mut self, oauth: Option<Arc<Verifier>>) -> Self {
+        self.oauth = oauth;
+        self
+    }
+
+    /// The request's caller, when its OAuth token named one.
+    fn caller<'c>(&self, context: &'c RequestContext<RoleServer>) -> Option<&'c Caller> {
+        context.extensions.get::<http::request::Parts>()?.extensions.get::<Caller>()
+    }
+
+    /// Whose the request's tasks are: its client's address and, with OAuth, its caller.
+    fn owner(&self, context: &RequestContext<RoleServer>) -> Owner {
+        Owner::new(client_of(context), self.caller(context))
+    }
+
+    /// The tools the request may see and call: all of them without OAuth; with it, those its
+    /// token's scopes grant (none without a verified caller).
+    fn permit(&self, context: &RequestContext<RoleServer>) -> Permit {
+        match (&self.oauth, self.caller(context)) {
+            (None, _) => Permit::All,
+            (Some(verifier), Some(caller)) => verifier.permit(caller),
+            (Some(_), None) => Permit::Only(std::collections::BTreeSet::new()),
         }
     }
 
@@ -115,10 +151,18 @@ impl ToolServer {
 
     /// The host context of a call: the configured headers of the HTTP request carrying it.
     fn host_context(&self, context: &RequestContext<RoleServer>) -> Map<String, Value> {
-        match context.extensions.get::<http::request::Parts>() {
+        let mut host = match context.extensions.get::<http::request::Parts>() {
             Some(request) => crate::context::from_headers(&self.context_headers, &request.headers),
             None => Map::new(),
+        };
+        // Last, so that no header mapped to `caller` can pose as the verified caller.
+        if let Some(caller) = self.caller(context) {
+            host.insert(
+                CALLER_KEY.to_owned(),
+                json!({ "subject": caller.subject, "client_id": caller.client_id, "scopes": caller.scopes }),
+            );
         }
+        host
     }
 
     /// The call a `tools/call` request makes: its arguments in the tool's own shape, the host
@@ -133,6 +177,9 @@ impl ToolServer {
         let arguments = convert::arguments(self.schemas, definition, request.arguments.unwrap_or_default());
         let mut call = ToolCall::new(context.id.to_string(), request.name, Arguments::Value(arguments))
             .with_context(self.host_context(context));
+        if let Some(caller) = self.caller(context) {
+            call = call.with_principal(Principal::new(caller.subject.clone(), caller.client_id.clone()));
+        }
         let headers = context.extensions.get::<http::request::Parts>().map(|request| &request.headers);
         // rmcp moves the request's `_meta` into the context; the params keep it otherwise.
         let meta = match (context.meta.get_traceparent(), &request.meta) {
@@ -184,7 +231,7 @@ impl ToolServer {
         F: Future<Output = Outcome> + Send + 'static,
     {
         let Some(tasks) = &self.tasks else { return Err(ErrorData::internal_error("tasks are off", None)) };
-        let owner = client_of(context);
+        let owner = self.owner(context);
         let stop = CancellationToken::new();
         if answering == Answering::Task {
             return match tasks.create(owner, stop.clone()) {
@@ -222,7 +269,11 @@ impl ToolServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let listed = self.catalog.tools().await.map_err(not_loaded)?;
+        let permit = self.permit(&context);
+        if self.code_mode.serves(&request.name) && !permit.allows(&request.name) {
+            return Err(ErrorData::invalid_params(format!("unknown tool `{}`", request.name), None));
+        }
+        let listed = permitted(self.catalog.tools().await.map_err(not_loaded)?, &permit);
         let tools = self.catalog.code_mode(&listed).map_err(not_loaded)?;
         let definition = tools.definitions().iter().find(|tool| tool.name == request.name);
         let resuming = approvals::resuming(&request);
@@ -243,7 +294,12 @@ impl ToolServer {
             runtime = self.catalog.runtime() => runtime.map_err(not_loaded)?,
             () = context.ct.cancelled() => return Err(cancelled()),
         };
-        let code_mode = runtime.code_mode().map_err(|err| not_loaded(err.to_string()))?;
+        // With OAuth, the program may call only the tools the caller's token grants.
+        let code_mode = match &permit {
+            Permit::All => runtime.code_mode(),
+            Permit::Only(_) => within(&runtime, &permit)?.code_mode(),
+        }
+        .map_err(|err| not_loaded(err.to_string()))?;
         if answering != Answering::Inline {
             let can_elicit = approvals::can_elicit(&context);
             return self
@@ -265,6 +321,19 @@ impl ToolServer {
         }
         convert::call_result(output).map(CallToolResponse::from)
     }
+}
+
+/// The tools of `listed` that `permit` allows.
+fn permitted(mut listed: Vec<ListedTool>, permit: &Permit) -> Vec<ListedTool> {
+    listed.retain(|tool| permit.allows(&tool.definition.name));
+    listed
+}
+
+/// The runtime's tools that `permit` allows, as a tool set: one caller's tools.
+fn within(runtime: &Runtime, permit: &Permit) -> Result<toolcell_runtime::ToolSet, ErrorData> {
+    let names: Vec<String> =
+        runtime.definitions().map(|tool| tool.name.clone()).filter(|name| permit.allows(name)).collect();
+    runtime.tool_set().allow(names).build().map_err(|err| ErrorData::internal_error(err.to_string(), None))
 }
 
 /// Runs (or resumes) an `execute` program, asking `asker` to approve the calls it pauses at.
@@ -350,10 +419,12 @@ impl ServerHandler for ToolServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        // By name, so the order is deterministic.
-        let listed = self.catalog.tools().await.map_err(not_loaded)?;
+        // By name, so the order is deterministic. With OAuth, only the caller's tools; code
+        // mode's `search` and `execute` are tools too, which a scope grants by name (or `*`).
+        let permit = self.permit(&context);
+        let listed = permitted(self.catalog.tools().await.map_err(not_loaded)?, &permit);
         let code_mode = match self.code_mode {
             CodeModeServing::Off => None,
             _ => Some(self.catalog.code_mode(&listed).map_err(not_loaded)?),
@@ -380,7 +451,11 @@ impl ServerHandler for ToolServer {
             // Never deferred: they are how a model finds the rest.
             let marks = ToolMarks::NONE.with_always_loaded(self.deferred.defers_any());
             tools.extend(
-                code_mode.definitions().iter().map(|definition| convert::tool(definition, self.schemas, marks)),
+                code_mode
+                    .definitions()
+                    .iter()
+                    .filter(|definition| permit.allows(&definition.name))
+                    .map(|definition| convert::tool(definition, self.schemas, marks)),
             );
         }
         Ok(ListToolsResult::with_all_items(tools))
@@ -399,6 +474,13 @@ impl ServerHandler for ToolServer {
             runtime = self.catalog.runtime_for(&request.name) => runtime.map_err(not_loaded)?,
             () = context.ct.cancelled() => return Err(cancelled()),
         };
+        let permit = self.permit(&context);
+        if !permit.allows(&request.name) {
+            // As if the tool were not here: the refusal names only the caller's tools.
+            let (call, _) = self.tool_call(request, None, &context, Answering::Inline);
+            let output = within(&runtime, &permit)?.call(call).await;
+            return convert::call_result(output).map(CallToolResponse::from);
+        }
         let definition = runtime.definition(&request.name);
         let mode = runtime.grants(&request.name).and_then(|grants| grants.task).unwrap_or(TaskMode::Optional);
         let answering = if definition.is_some() { self.answering(mode, &context)? } else { Answering::Inline };
@@ -423,7 +505,7 @@ impl ServerHandler for ToolServer {
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
         let tasks = self.tasks.as_ref().ok_or_else(|| unsupported("tasks/get"))?;
-        tasks.get(&request.task_id, client_of(&context)).map(GetTaskResult::new)
+        tasks.get(&request.task_id, self.owner(&context)).map(GetTaskResult::new)
     }
 
     async fn update_task(
@@ -432,7 +514,7 @@ impl ServerHandler for ToolServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let tasks = self.tasks.as_ref().ok_or_else(|| unsupported("tasks/update"))?;
-        tasks.update(&request.task_id, client_of(&context), request.input_responses)
+        tasks.update(&request.task_id, self.owner(&context), request.input_responses)
     }
 
     async fn cancel_task(
@@ -441,7 +523,7 @@ impl ServerHandler for ToolServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let tasks = self.tasks.as_ref().ok_or_else(|| unsupported("tasks/cancel"))?;
-        tasks.cancel(&request.task_id, client_of(&context))
+        tasks.cancel(&request.task_id, self.owner(&context))
     }
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         let stop = CancellationToken::new();

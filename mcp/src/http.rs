@@ -1,5 +1,6 @@
 //! Streamable HTTP: `/mcp` (the SDKs' convention), `/metrics` (Prometheus) and `/healthz`, on
-//! loopback by default. Off loopback a bearer token is required, for `/metrics` as for `/mcp`.
+//! loopback by default. Off loopback a bearer token (a static one, or OAuth access tokens:
+//! `oauth`) is required, for `/metrics` as for `/mcp`.
 //! Foreign `Origin`s and, on loopback, foreign `Host`s are refused (DNS rebinding), bodies are
 //! size-limited, and shutdown lets calls in flight finish.
 //!
@@ -11,6 +12,7 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -31,6 +33,7 @@ use crate::context::ContextHeader;
 use crate::convert::Schemas;
 use crate::handler::ToolServer;
 use crate::hangup::HangUps;
+use crate::oauth::{Caller, OAuth, Refusal, Verifier};
 use crate::peers::Counts;
 use crate::prometheus::{Scrape, ServerGauges};
 use crate::sessions::Sessions;
@@ -47,8 +50,12 @@ pub(crate) type Mcp = StreamableHttpService<ToolServer, Sessions>;
 pub struct HttpOptions {
     /// The address to listen on. Default: `127.0.0.1:8000`.
     pub listen: SocketAddr,
-    /// The bearer token clients must send, to `/mcp` and to `/metrics`. Required off loopback.
+    /// The bearer token clients must send, to `/mcp` and to `/metrics`. Off loopback, this or
+    /// [`HttpOptions::oauth`] is required.
     pub token: Option<String>,
+    /// OAuth access tokens in place of the static token: the server is a resource server of
+    /// this issuer's, each token's scopes granting the tools its bearer sees and calls.
+    pub oauth: Option<OAuth>,
     /// Browser origins allowed besides the loopback ones (`https://app.example.com`).
     pub allowed_origins: Vec<String>,
     /// Request headers copied into each call's host context.
@@ -71,6 +78,11 @@ pub struct HttpOptions {
     pub max_body_bytes: usize,
     /// How long shutdown waits for calls in flight before it stops them. Default: 10 s.
     pub shutdown_grace: Duration,
+    /// On shutdown, how long to keep serving while `/healthz` answers `503` (draining), so that
+    /// a load balancer stops sending requests before the server stops accepting them (else a
+    /// request it sends meanwhile can be lost). Set it above the balancer's health-check
+    /// interval. Default: none.
+    pub drain_delay: Duration,
     /// Connections open at once; past it a new connection gets 503 and is closed. At most half
     /// the open-files limit (the soft `RLIMIT_NOFILE`; see [`raise_open_files_limit`]), so
     /// that the tools' files and the rest of the server keep the other half. Default: 1024.
@@ -108,6 +120,7 @@ impl Default for HttpOptions {
         Self {
             listen: SocketAddr::from(([127, 0, 0, 1], 8000)),
             token: None,
+            oauth: None,
             allowed_origins: Vec::new(),
             context_headers: Vec::new(),
             schemas: Schemas::Standard,
@@ -117,6 +130,7 @@ impl Default for HttpOptions {
             tasks: Some(TaskLimits::default()),
             max_body_bytes: 4 << 20,
             shutdown_grace: Duration::from_secs(10),
+            drain_delay: Duration::ZERO,
             max_connections: 1024,
             max_connections_per_client: 256,
             header_read_timeout: Duration::from_secs(10),
@@ -164,6 +178,10 @@ pub async fn serve_on(
 ) -> Result<(), ServeError> {
     let address = listener.local_addr().map_err(|source| ServeError::Bind { address: options.listen, source })?;
     check_token(&options, address)?;
+    let gate = match options.oauth.clone() {
+        Some(oauth) => Gate::OAuth(Verifier::new(oauth).map_err(ServeError::OAuth)?),
+        None => options.token.as_deref().map_or(Gate::Open, |token| Gate::Token(Arc::from(token))),
+    };
     let limits = conn::Limits {
         max_connections: conn::within_open_files(options.max_connections.max(1)),
         max_connections_per_client: options.max_connections_per_client.max(1),
@@ -172,12 +190,21 @@ pub async fn serve_on(
     };
     let connections = conn::counts(&limits);
     let sessions_ended = CancellationToken::new();
-    let router = router(catalog.clone(), &options, address, connections.clone(), sessions_ended.clone());
+    let draining = Arc::new(AtomicBool::new(false));
+    let router =
+        router(catalog.clone(), &options, gate, address, connections.clone(), sessions_ended.clone(), draining.clone());
 
     let stopping = CancellationToken::new();
     let stop = stopping.clone();
+    let drain_delay = options.drain_delay;
     tokio::spawn(async move {
         shutdown.await;
+        if !drain_delay.is_zero() {
+            // Still serving, but unhealthy: balancers take the server out before it stops.
+            tracing::info!(?drain_delay, "shutting down: draining (/healthz answers 503) before closing");
+            draining.store(true, Ordering::Relaxed);
+            tokio::time::sleep(drain_delay).await;
+        }
         stop.cancel();
     });
     let drained = {
@@ -209,13 +236,24 @@ pub async fn serve_on(
 /// Binds [`HttpOptions::listen`], refusing an address off loopback without a token.
 ///
 /// # Errors
-/// Without a token off loopback, with a weak token, or when the address cannot be bound.
+/// Without a token (or OAuth) off loopback, with a weak token, with OAuth settings that
+/// cannot work, or when the address cannot be bound.
 pub async fn bind(options: &HttpOptions) -> Result<TcpListener, ServeError> {
     check_token(options, options.listen)?;
+    if let Some(oauth) = &options.oauth {
+        // Unusable settings stop the server before it listens.
+        Verifier::new(oauth.clone()).map_err(ServeError::OAuth)?;
+    }
     TcpListener::bind(options.listen).await.map_err(|source| ServeError::Bind { address: options.listen, source })
 }
 
 fn check_token(options: &HttpOptions, address: SocketAddr) -> Result<(), ServeError> {
+    if options.oauth.is_some() {
+        return match options.token {
+            Some(_) => Err(ServeError::TokenAndOAuth),
+            None => Ok(()),
+        };
+    }
     match &options.token {
         None if !address.ip().is_loopback() => Err(ServeError::TokenRequired { address }),
         Some(token) if token.chars().count() < MIN_TOKEN_CHARS => {
@@ -228,9 +266,11 @@ fn check_token(options: &HttpOptions, address: SocketAddr) -> Result<(), ServeEr
 fn router(
     catalog: Arc<Catalog>,
     options: &HttpOptions,
+    gate: Gate,
     address: SocketAddr,
     connections: Arc<Counts>,
     sessions_ended: CancellationToken,
+    draining: Arc<AtomicBool>,
 ) -> Router {
     let mut config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(!options.stateless)
@@ -257,18 +297,23 @@ fn router(
     );
     let gauges = Gauges { catalog: catalog.clone(), connections, sessions: sessions.counts() };
     let metrics = metrics_route(gauges, options, address);
+    let verifier = match &gate {
+        Gate::OAuth(verifier) => Some(verifier.clone()),
+        _ => None,
+    };
+    let server_verifier = verifier.clone();
     let mcp: Mcp = StreamableHttpService::new(
         move || {
             Ok(ToolServer::new(catalog.clone(), headers.clone())
                 .with_schemas(schemas)
                 .with_code_mode(code_mode)
                 .with_deferral(deferred.clone())
-                .with_tasks(tasks.clone()))
+                .with_tasks(tasks.clone())
+                .with_oauth(server_verifier.clone()))
         },
         Arc::new(sessions),
         config,
     );
-    let token: Option<Arc<str>> = options.token.as_deref().map(Arc::from);
     let hang_ups = HangUps { mcp: mcp.clone(), max_body_bytes: options.max_body_bytes };
     let budget = body::Budget::new(
         options.max_buffered_body_bytes.unwrap_or(options.max_body_bytes.saturating_mul(4)),
@@ -276,16 +321,34 @@ fn router(
         options.body_read_timeout,
     );
     // The last layer added runs first: the token, then the body, then the rest. The token
-    // covers `/metrics` too, before anything else (an unknown method included).
-    Router::new()
+    // covers `/metrics` too, before anything else (an unknown method included). A call of a
+    // tool the token's scopes do not grant is refused once its body is in, before rmcp.
+    let router = Router::new()
         .route_service("/mcp", mcp)
         .route_layer(middleware::from_fn_with_state(hang_ups, crate::hangup::cancel_on_hang_up))
         .route_layer(middleware::from_fn(sessions::admit))
         .route_layer(middleware::from_fn(session_closed_is_no_content))
+        .route_layer(middleware::from_fn_with_state(verifier.clone(), crate::oauth::http::require_scope))
         .route_layer(middleware::from_fn_with_state(budget, body::receive))
         .route("/metrics", metrics)
-        .route_layer(middleware::from_fn_with_state(token, require_token))
-        .route("/healthz", get(move || healthz(health.clone())))
+        .route_layer(middleware::from_fn_with_state(Arc::new(gate), require_token))
+        .route("/healthz", get(move || healthz(health.clone(), draining.clone())));
+    match verifier {
+        // The metadata is public: it is how a client learns where to get a token.
+        Some(verifier) => crate::oauth::http::serve_metadata(router, &verifier),
+        None => router,
+    }
+}
+
+/// What a request must carry.
+#[derive(Debug)]
+enum Gate {
+    /// Nothing (loopback, no token set).
+    Open,
+    /// The static bearer token.
+    Token(Arc<str>),
+    /// An OAuth access token the verifier accepts.
+    OAuth(Arc<Verifier>),
 }
 
 /// What `/metrics` reads: the tools, and the server's connections and sessions.
@@ -345,8 +408,12 @@ async fn metrics(gauges: Gauges) -> Response {
 }
 
 /// `GET /healthz`: 200 with the number of tools, for load balancers and probes; 503 while
-/// the tools are still compiling (the server answers handshakes, but calls would wait).
-async fn healthz(catalog: Arc<Catalog>) -> Response {
+/// the tools are still compiling (the server answers handshakes, but calls would wait), and
+/// while the server drains before it stops ([`HttpOptions::drain_delay`]).
+async fn healthz(catalog: Arc<Catalog>, draining: Arc<AtomicBool>) -> Response {
+    if draining.load(Ordering::Relaxed) {
+        return (StatusCode::SERVICE_UNAVAILABLE, axum::Json(json!({ "status": "draining" }))).into_response();
+    }
     let Some(runtime) = catalog.current() else {
         return (StatusCode::SERVICE_UNAVAILABLE, axum::Json(json!({ "status": "loading" }))).into_response();
     };
@@ -354,17 +421,33 @@ async fn healthz(catalog: Arc<Catalog>) -> Response {
     axum::Json(body).into_response()
 }
 
-/// Refuses a request without the bearer token, when one is set.
-async fn require_token(State(token): State<Option<Arc<str>>>, request: Request, next: Next) -> Response {
-    let Some(token) = token else {
-        return next.run(request).await;
-    };
+/// Refuses a request without the bearer token (or a good OAuth access token), when one is
+/// required; an OAuth caller's identity goes on in the request's extensions.
+async fn require_token(State(gate): State<Arc<Gate>>, mut request: Request, next: Next) -> Response {
     let presented = request
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer "));
-    match presented {
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .map(str::to_owned);
+    let token = match &*gate {
+        Gate::Open => return next.run(request).await,
+        Gate::Token(token) => token.clone(),
+        Gate::OAuth(verifier) => {
+            let verified = match &presented {
+                Some(presented) => verifier.verify(presented.trim()).await,
+                None => Err(Refusal::Missing),
+            };
+            return match verified {
+                Ok(caller) => {
+                    request.extensions_mut().insert::<Caller>(caller);
+                    next.run(request).await
+                }
+                Err(refusal) => crate::oauth::http::unauthorized(verifier, &refusal),
+            };
+        }
+    };
+    match presented.as_deref() {
         Some(presented) if constant_time_eq(presented.as_bytes(), token.as_bytes()) => next.run(request).await,
         presented => {
             let message = if presented.is_some() {

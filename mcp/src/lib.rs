@@ -26,6 +26,7 @@ pub mod convert;
 mod handler;
 mod hangup;
 mod http;
+mod oauth;
 mod origin;
 mod peers;
 mod progress;
@@ -47,6 +48,7 @@ pub use context::{ContextHeader, ContextHeaderError};
 pub use convert::Schemas;
 pub use handler::ToolServer;
 pub use http::{HttpOptions, MIN_TOKEN_CHARS, bind, serve_http, serve_on};
+pub use oauth::{OAuth, OAuthError, ScopeTools, ScopeToolsError};
 pub use reload::{DEBOUNCE, Reloader, watch};
 pub use tasks::TaskLimits;
 
@@ -73,6 +75,12 @@ pub enum ServeError {
         /// Its length.
         chars: usize,
     },
+    /// A static token and OAuth at once: which one a client must send would be unclear.
+    #[error("--token and --oauth-issuer cannot both be set: serve with OAuth access tokens, or with the static token")]
+    TokenAndOAuth,
+    /// The OAuth settings are not usable.
+    #[error("the OAuth settings are not usable: {0}")]
+    OAuth(#[source] OAuthError),
     /// The address could not be bound.
     #[error("cannot listen on {address}: {source}. Pick a free port, e.g. --listen 127.0.0.1:0")]
     Bind {

@@ -23,6 +23,7 @@ use serde_json::{Value, json};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use crate::oauth::Caller;
 use crate::peers::Peer;
 
 /// How `toolcell serve` runs calls as tasks, for clients that accept them.
@@ -65,6 +66,28 @@ pub(crate) enum Outcome {
     Error(ErrorData),
 }
 
+/// Whose a task is: the client's address and, with OAuth, the caller its token names (callers
+/// behind one proxy share an address, never a task).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Owner {
+    peer: Peer,
+    /// The caller's subject and client, hashed with this process's key; 0 without OAuth.
+    caller: u64,
+}
+
+impl Owner {
+    pub(crate) fn new(peer: Peer, caller: Option<&Caller>) -> Self {
+        static KEY: std::sync::OnceLock<std::hash::RandomState> = std::sync::OnceLock::new();
+        let caller = caller.map_or(0, |caller| {
+            std::hash::BuildHasher::hash_one(
+                KEY.get_or_init(std::hash::RandomState::new),
+                (&caller.subject, &caller.client_id),
+            )
+        });
+        Self { peer, caller }
+    }
+}
+
 /// Every task of the server.
 #[derive(Debug)]
 pub(crate) struct Tasks {
@@ -75,7 +98,7 @@ pub(crate) struct Tasks {
 #[derive(Debug)]
 struct Entry {
     task: Task,
-    owner: Peer,
+    owner: Owner,
     expires: Instant,
     /// Questions waiting for the client's answer, by key.
     asked: BTreeMap<String, Question>,
@@ -111,7 +134,7 @@ impl Tasks {
     ///
     /// # Errors
     /// When the client or the server holds as many tasks as it may.
-    pub(crate) fn create(self: &Arc<Self>, owner: Peer, stop: CancellationToken) -> Result<NewTask, ErrorData> {
+    pub(crate) fn create(self: &Arc<Self>, owner: Owner, stop: CancellationToken) -> Result<NewTask, ErrorData> {
         let id = uuid::Uuid::new_v4().to_string();
         let now = current_timestamp();
         let mut task = Task::new(id.clone(), TaskStatus::Working, now.clone(), now);
@@ -134,7 +157,7 @@ impl Tasks {
     }
 
     /// Refuses a task past the client's or the server's share.
-    fn check_room(&self, store: &HashMap<String, Entry>, owner: Peer) -> Result<(), ErrorData> {
+    fn check_room(&self, store: &HashMap<String, Entry>, owner: Owner) -> Result<(), ErrorData> {
         let held = store.values().filter(|entry| entry.owner == owner).count();
         if held >= self.limits.max_per_client {
             return Err(too_many(format!(
@@ -172,7 +195,7 @@ impl Tasks {
     ///
     /// # Errors
     /// `-32602` when `owner` has no task `id` here.
-    pub(crate) fn get(&self, id: &str, owner: Peer) -> Result<DetailedTask, ErrorData> {
+    pub(crate) fn get(&self, id: &str, owner: Owner) -> Result<DetailedTask, ErrorData> {
         let mut store = self.store();
         sweep(&mut store);
         let entry = owned(&mut store, id, owner)?;
@@ -195,7 +218,7 @@ impl Tasks {
     ///
     /// # Errors
     /// `-32602` when `owner` has no task `id` here.
-    pub(crate) fn update(&self, id: &str, owner: Peer, answers: InputResponses) -> Result<(), ErrorData> {
+    pub(crate) fn update(&self, id: &str, owner: Owner, answers: InputResponses) -> Result<(), ErrorData> {
         let mut store = self.store();
         sweep(&mut store);
         let entry = owned(&mut store, id, owner)?;
@@ -214,7 +237,7 @@ impl Tasks {
     ///
     /// # Errors
     /// `-32602` when `owner` has no task `id` here.
-    pub(crate) fn cancel(&self, id: &str, owner: Peer) -> Result<(), ErrorData> {
+    pub(crate) fn cancel(&self, id: &str, owner: Owner) -> Result<(), ErrorData> {
         let mut store = self.store();
         sweep(&mut store);
         let entry = owned(&mut store, id, owner)?;
@@ -298,7 +321,7 @@ fn sweep(store: &mut HashMap<String, Entry>) {
 }
 
 /// Task `id` of `owner`: another client's task is as unknown as one that never was.
-fn owned<'a>(store: &'a mut HashMap<String, Entry>, id: &str, owner: Peer) -> Result<&'a mut Entry, ErrorData> {
+fn owned<'a>(store: &'a mut HashMap<String, Entry>, id: &str, owner: Owner) -> Result<&'a mut Entry, ErrorData> {
     match store.get_mut(id) {
         Some(entry) if entry.owner == owner => Ok(entry),
         _ => Err(unknown_task(id)),
@@ -345,11 +368,11 @@ mod tests {
         TaskLimits { max_per_client: 2, max_total: 3, ..TaskLimits::default() }
     }
 
-    fn client(last: u8) -> Peer {
-        Peer::of(IpAddr::V4(Ipv4Addr::new(10, 0, 0, last)))
+    fn client(last: u8) -> Owner {
+        Owner::new(Peer::of(IpAddr::V4(Ipv4Addr::new(10, 0, 0, last))), None)
     }
 
-    fn start_waiting(tasks: &Arc<Tasks>, owner: Peer) -> Result<Task, ErrorData> {
+    fn start_waiting(tasks: &Arc<Tasks>, owner: Owner) -> Result<Task, ErrorData> {
         let stop = CancellationToken::new();
         let until = stop.clone();
         Ok(tasks.create(owner, stop)?.run(move |_| async move {
@@ -385,6 +408,22 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         panic!("the task did not end cancelled");
+    }
+
+    #[tokio::test]
+    async fn two_oauth_callers_behind_one_address_never_share_a_task() {
+        let tasks = Arc::new(Tasks::new(limits()));
+        let caller = |subject: &str| Caller { subject: Some(subject.to_owned()), client_id: None, scopes: Vec::new() };
+        let proxy = Peer::of(IpAddr::V4(Ipv4Addr::new(10, 0, 0, 9)));
+        let (alice, mallory) = (Owner::new(proxy, Some(&caller("alice"))), Owner::new(proxy, Some(&caller("mallory"))));
+        let task = start_waiting(&tasks, alice).unwrap();
+        assert_eq!(tasks.get(&task.task_id, mallory).unwrap_err().code, ErrorCode::INVALID_PARAMS);
+        assert_eq!(tasks.get(&task.task_id, Owner::new(proxy, None)).unwrap_err().code, ErrorCode::INVALID_PARAMS);
+        assert_eq!(
+            tasks.get(&task.task_id, Owner::new(proxy, Some(&caller("alice")))).unwrap().task.status,
+            TaskStatus::Working
+        );
+        tasks.cancel(&task.task_id, alice).unwrap();
     }
 
     #[tokio::test]

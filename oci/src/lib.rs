@@ -18,7 +18,7 @@ mod push;
 mod reference;
 pub mod signature;
 mod store;
-mod transport;
+pub mod transport;
 
 pub use self::client::{
     Credentials, MAX_BLOB_BYTES, MAX_MANIFEST_BYTES, PulledManifest, RegistryClient, RegistryError, RegistrySettings,

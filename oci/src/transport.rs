@@ -1,6 +1,7 @@
 //! One HTTP/1.1 exchange with a registry (or its token service, or wherever it redirects a
 //! blob): TCP, TLS with the web PKI roots for `https`, a body read whole up to a limit, and
-//! no wait longer than [`IDLE`] for the next bytes.
+//! no wait longer than [`IDLE`] for the next bytes. (`serve`'s OAuth fetches its issuer's
+//! metadata and keys with it too.)
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,21 +14,30 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 
 /// How long connecting, the response head, or the gap between two pieces of a body may take.
-pub(crate) const IDLE: Duration = Duration::from_secs(30);
+pub const IDLE: Duration = Duration::from_secs(30);
 /// How long one whole exchange may take, however its bytes trickle in.
-pub(crate) const DEADLINE: Duration = Duration::from_secs(300);
+pub const DEADLINE: Duration = Duration::from_secs(300);
 
 /// Why an exchange failed before a whole response arrived.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum TransportError {
+#[non_exhaustive]
+pub enum TransportError {
+    /// The connection (TCP or TLS) could not be made.
     #[error("{0}")]
     Connect(String),
+    /// Nothing arrived for [`IDLE`].
     #[error("no answer within {}s", IDLE.as_secs())]
     Timeout,
+    /// The whole exchange took longer than [`DEADLINE`].
     #[error("the exchange took longer than {}s in all", DEADLINE.as_secs())]
     Deadline,
+    /// The body was longer than the limit asked for.
     #[error("the response is larger than {limit} bytes")]
-    TooLarge { limit: usize },
+    TooLarge {
+        /// The limit.
+        limit: usize,
+    },
+    /// The URL or the HTTP exchange itself was wrong.
     #[error("{0}")]
     Http(String),
 }
@@ -37,7 +47,10 @@ impl<T: AsyncRead + AsyncWrite + Send + Unpin + 'static> Stream for T {}
 
 /// Sends `method uri` with `headers` and `body`, and reads the response's body whole, refusing
 /// one longer than `limit` bytes.
-pub(crate) async fn exchange(
+///
+/// # Errors
+/// When no whole response arrived: see [`TransportError`].
+pub async fn exchange(
     method: Method,
     uri: &Uri,
     headers: &HeaderMap,

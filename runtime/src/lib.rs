@@ -84,7 +84,7 @@ pub use runtime::Runtime;
 pub use tokio_util::sync::CancellationToken;
 pub use tool::limits::{LimitOverrides, Limits};
 #[doc(inline)]
-pub use tool::{Arguments, CallError, ToolCall, ToolDefinition, ToolOutput};
+pub use tool::{Arguments, CallError, Principal, ToolCall, ToolDefinition, ToolOutput};
 #[doc(inline)]
 pub use toolset::ToolSet;
 

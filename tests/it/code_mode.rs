@@ -227,6 +227,25 @@ async fn nested_spans_are_children_of_the_callers_span() {
     assert_eq!(nested["parent.tool_call.id"], "span-parent", "{spans:#?}");
 }
 
+/// Who called (an MCP server's OAuth caller) is on the call's span and on the spans of the
+/// calls it makes, never in its arguments.
+#[tokio::test]
+async fn the_principal_is_on_the_calls_span_and_its_nested_calls_spans() {
+    let runtime = runtime().await;
+    let principal = toolcell_runtime::Principal::new(Some("alice".into()), Some("agent-7".into()));
+    let call = caller_call("span-principal", &[("calculator", json!({"expression": "1"}))]).with_principal(principal);
+    let (output, spans) = tool_call_spans("span-principal", runtime.call(call)).await;
+    value(&output);
+    assert_eq!(spans.len(), 2, "{spans:#?}");
+    for span in &spans {
+        assert_eq!(span["user.id"], "alice", "{span:#?}");
+        assert_eq!(span["toolcell.client_id"], "agent-7", "{span:#?}");
+        assert!(!span["input.value"].contains("alice"), "{span:#?}");
+    }
+    let (_, anonymous) = tool_call_spans("span-anonymous", runtime.call(caller_call("span-anonymous", &[]))).await;
+    assert!(!anonymous[0].contains_key("user.id"), "no principal, no user: {anonymous:#?}");
+}
+
 #[test]
 fn a_tool_that_calls_no_tools_does_not_import_the_interface() {
     let imports_calls = |path: &str| {

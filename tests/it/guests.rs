@@ -24,6 +24,7 @@ mod covered_by {
     pub const counter: &str = "guests::no_state_survives_between_calls";
     pub const echo: &str = "guests::the_tool_receives_the_call_id_and_host_context";
     pub const echo_duplicate: &str = "loading::each_bad_component_becomes_a_diagnostic";
+    pub const echo_v2: &str = "guests::a_second_version_of_a_tool_answers_as_that_version";
     pub const env_reader: &str = "capabilities::granted_secrets_are_redacted_from_results_errors_and_diagnostics";
     pub const exit_nonzero: &str = "containment::exiting_with_a_failure_status_is_a_crash";
     pub const exit_zero: &str = "containment::exiting_with_status_zero_is_not_a_result";
@@ -98,6 +99,22 @@ async fn the_tool_receives_the_call_id_and_host_context() {
     assert_eq!(result["tags"], json!([]), "an omitted optional argument is its default");
     assert!(output.usage.fuel_consumed > 0);
     assert!(output.usage.peak_memory_bytes > 0);
+}
+
+/// `echo_v2` is `echo` (name and the parameters a caller sends) answering otherwise: the
+/// replica tests tell versions apart by it.
+#[tokio::test]
+async fn a_second_version_of_a_tool_answers_as_that_version() {
+    let runtime = Runtime::builder()
+        .component_file(toolcell_tests::ECHO_V2)
+        .compile_cache(crate::common::COMPILE_CACHE)
+        .build()
+        .await
+        .unwrap();
+    let output = runtime.call(ToolCall::new("call-1", "echo", r#"{"text": "hi", "count": 2}"#)).await;
+    assert_eq!(output.content, r#""echo 2: hihi""#, "a string result, as JSON: {output:?}");
+    let v1 = crate::common::runtime().call(ToolCall::new("call-1", "echo", r#"{"text": "hi", "count": 2}"#)).await;
+    assert!(v1.error.is_none() && v1.content != output.content, "{v1:?}");
 }
 
 #[tokio::test]

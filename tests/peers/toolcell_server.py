@@ -41,11 +41,13 @@ def warm_cache(binary: str, env: dict[str, str]) -> None:
 
 
 class HttpServer:
-    """`toolcell serve --transport http --listen 127.0.0.1:0 ARGS...`, started on entry and
+    """`toolcell serve --transport http --listen 127.0.0.1:0 ARGS...` (or another `listen`), started on entry and
     killed on exit. `url` is the endpoint the server printed; `stderr()` is everything it logged."""
 
-    def __init__(self, binary: str, *args: str, env: dict[str, str] | None = None) -> None:
-        self.command = [binary, "serve", "--transport", "http", "--listen", "127.0.0.1:0", *args]
+    def __init__(
+        self, binary: str, *args: str, env: dict[str, str] | None = None, listen: str = "127.0.0.1:0"
+    ) -> None:
+        self.command = [binary, "serve", "--transport", "http", "--listen", listen, *args]
         self.env = env
         self.url = ""
         self._lines: list[str] = []

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use toolcell_mcp::{Catalog, CodeModeServing, HttpOptions, Schemas, StdioOptions};
+use toolcell_mcp::{Catalog, CodeModeServing, HttpOptions, OAuth, Schemas, StdioOptions};
 use toolcell_runtime::code_mode::{EXECUTE, SEARCH};
 use toolcell_runtime::formats::Deferral;
 use toolcell_runtime::policy::MissingGrant;
@@ -70,11 +70,17 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
             options.code_mode = code_mode;
             options.deferred = deferred.clone();
             options.token = args.token;
+            if let (Some(issuer), Some(resource)) = (args.oauth_issuer, args.oauth_resource) {
+                let mut oauth = OAuth::new(issuer, resource, args.oauth_scope);
+                oauth.jwks_uri = args.oauth_jwks_uri;
+                options.oauth = Some(oauth);
+            }
             options.allowed_origins = args.allow_origin;
             options.context_headers = args.context_header;
             options.stateless = args.stateless;
             options.max_body_bytes = usize::try_from(args.max_body).unwrap_or(usize::MAX);
             options.shutdown_grace = args.shutdown_grace;
+            options.drain_delay = args.drain_delay;
             options.max_connections = args.max_connections as usize;
             options.max_connections_per_client = args.max_connections_per_client as usize;
             options.header_read_timeout = args.header_timeout;

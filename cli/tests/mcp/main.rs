@@ -7,6 +7,7 @@ mod cold;
 mod common;
 mod http;
 mod metrics;
+mod oauth;
 mod otlp;
 mod reload;
 mod schemas;

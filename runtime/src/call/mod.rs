@@ -101,6 +101,7 @@ impl Runner {
         if let Some(parent) = &call.trace_parent {
             spans::set_parent(&span, parent);
         }
+        spans::record_principal(&span, call.principal.as_ref());
         let record = self.version.shared.metrics.start(entry.map(|entry| &entry.counters));
         let tool = entry.map(|entry| (&entry.tool.definition, entry.tool.source.as_str()));
         let parse_bytes =
@@ -289,6 +290,7 @@ impl Runner {
             budget,
             call_id: call.id.clone(),
             context: call.context.clone(),
+            principal: call.principal.clone(),
             made: 0,
             fuel: 0,
             redactor: redactor.clone(),

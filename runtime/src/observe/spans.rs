@@ -42,6 +42,8 @@ pub(crate) fn call_span(tool: &str, call_id: &str) -> Span {
         tool.description = Empty,
         tool.parameters = Empty,
         tool_call.id = call_id,
+        user.id = Empty,
+        toolcell.client_id = Empty,
         input.value = Empty,
         input.mime_type = Empty,
         output.value = Empty,
@@ -57,6 +59,20 @@ pub(crate) fn call_span(tool: &str, call_id: &str) -> Span {
         toolcell.peak_memory_bytes = Empty,
     )
 }
+
+/// Who is calling, when the embedding said (an OAuth token's subject and client).
+pub(crate) fn record_principal(span: &Span, principal: Option<&crate::tool::io::Principal>) {
+    let Some(principal) = principal else { return };
+    if let Some(subject) = &principal.subject {
+        span.record("user.id", truncated(subject, MAX_PRINCIPAL_BYTES).as_str());
+    }
+    if let Some(client_id) = &principal.client_id {
+        span.record("toolcell.client_id", truncated(client_id, MAX_PRINCIPAL_BYTES).as_str());
+    }
+}
+
+/// The most of a subject or client id a span carries.
+const MAX_PRINCIPAL_BYTES: usize = 256;
 
 /// Parents a call's span (not yet entered) with the caller's trace context. Without an
 /// OpenTelemetry layer in the subscriber this does nothing.

@@ -82,6 +82,8 @@ pub(crate) struct Caller {
     /// carry on.
     pub(crate) call_id: String,
     pub(crate) context: Map<String, Value>,
+    /// Who made the call from outside, whom its nested calls are on behalf of too.
+    pub(crate) principal: Option<crate::tool::io::Principal>,
     /// Nested calls this call has made, and the fuel they used.
     pub(crate) made: u32,
     pub(crate) fuel: u64,
@@ -354,7 +356,8 @@ async fn call_live<T: CallsView>(
     // No more time than the caller has left, nor more fuel: a nested call spends the
     // caller's budget. Lowering only: the callee's own limits stay a ceiling.
     let limits = LimitOverrides::new().fuel(fuel_left).timeout(time_left);
-    let call = ToolCall::new(id, name, arguments).with_context(caller.context.clone()).with_limits(limits);
+    let mut call = ToolCall::new(id, name, arguments).with_context(caller.context.clone()).with_limits(limits);
+    call.principal = caller.principal.clone();
     let nesting = Nesting {
         caller: caller.tool.clone(),
         allowed: caller.allowed.clone(),

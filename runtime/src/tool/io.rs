@@ -41,9 +41,31 @@ pub struct ToolCall {
     /// Where the tool's stdout goes while it runs, a line at a time
     /// ([`ToolCall::on_stdout_line`]).
     pub stdout_lines: Option<StdoutLines>,
+    /// Who is calling, as the embedding authenticated them (an OAuth token's subject and
+    /// client): recorded on the call's span (and on the spans of the calls it makes), never
+    /// given to the model.
+    pub principal: Option<Principal>,
     /// For a program code mode runs ([`crate::code_mode`]): what it may call, in place of its
     /// tool's `call_tools`. Only code mode sets it, on a call from outside.
     pub(crate) program: Option<ProgramGrant>,
+}
+
+/// Who made a call, as the embedding authenticated them: OpenInference's `user.id` (the
+/// subject) and `toolcell.client_id` on the call's span.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct Principal {
+    /// Whom the credentials are about: a user, or the client itself.
+    pub subject: Option<String>,
+    /// The client (application) that presented them.
+    pub client_id: Option<String>,
+}
+
+impl Principal {
+    /// A principal with this subject and client.
+    pub fn new(subject: Option<String>, client_id: Option<String>) -> Self {
+        Self { subject, client_id }
+    }
 }
 
 /// What a program code mode runs may call.
@@ -97,8 +119,16 @@ impl ToolCall {
             limits: LimitOverrides::default(),
             trace_parent: None,
             stdout_lines: None,
+            principal: None,
             program: None,
         }
+    }
+
+    /// Records who is calling on the call's span (see [`ToolCall::principal`]).
+    #[must_use]
+    pub fn with_principal(mut self, principal: Principal) -> Self {
+        self.principal = Some(principal);
+        self
     }
 
     /// Gives the tool these host values (see [`ToolCall::context`]).

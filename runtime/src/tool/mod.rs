@@ -13,6 +13,6 @@ pub use self::definition::{MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, MAX_TITLE_CHAR
 pub use self::error::{CallError, CrashReason, Violation};
 pub use self::intercept::{BoxFuture, Interceptor, Verdict};
 pub use self::io::{
-    Arguments, Diagnostics, MAX_CALL_ID_BYTES, MAX_STREAMED_LINE_BYTES, MAX_STREAMED_LINES, StdoutLines, ToolCall,
-    ToolOutput, Usage,
+    Arguments, Diagnostics, MAX_CALL_ID_BYTES, MAX_STREAMED_LINE_BYTES, MAX_STREAMED_LINES, Principal, StdoutLines,
+    ToolCall, ToolOutput, Usage,
 };
