@@ -51,13 +51,15 @@ fn decision(answer: &Value) -> Decision {
 
 /// The `input_required` result asking to approve a paused program's call, when the output is
 /// such a pause and the client can be asked (2026-07-28, with elicitation).
+/// `seal` binds the token to its caller (see the handler's `seal`).
 pub(crate) fn ask_for_approval(
     output: &ToolOutput,
     context: &RequestContext<RoleServer>,
+    seal: impl Fn(&str) -> String,
 ) -> Option<InputRequiredResult> {
     let Some(CallError::ApprovalRequired { tool, arguments, resume_token }) = &output.error else { return None };
     let can_ask = context.protocol_version() == Some(ProtocolVersion::V_2026_07_28) && can_elicit(context);
-    (can_ask && !resume_token.is_empty()).then(|| ask(&question(tool, arguments), resume_token))
+    (can_ask && !resume_token.is_empty()).then(|| ask(&question(tool, arguments), &seal(resume_token)))
 }
 
 /// The most times one `execute` asks its client to approve a call.

@@ -105,6 +105,41 @@ impl ToolServer {
         context.extensions.get::<http::request::Parts>()?.extensions.get::<Caller>()
     }
 
+    /// A paused program's resume token, bound to the request's OAuth caller: another caller
+    /// cannot resume it (nor approve its call). Without OAuth, the token as it is.
+    fn seal(&self, context: &RequestContext<RoleServer>, token: &str) -> String {
+        match Caller::key(self.caller(context)) {
+            0 => token.to_owned(),
+            key => format!("{key:016x}.{token}"),
+        }
+    }
+
+    /// The runtime's token inside a sealed one, if the request's caller is the one it was
+    /// sealed for.
+    ///
+    /// # Errors
+    /// `-32602` for another caller's token.
+    fn unseal(
+        &self,
+        context: &RequestContext<RoleServer>,
+        resuming: approvals::Resuming,
+    ) -> Result<approvals::Resuming, ErrorData> {
+        let key = Caller::key(self.caller(context));
+        if key == 0 {
+            return Ok(resuming);
+        }
+        match resuming.token.split_once('.') {
+            Some((sealed_for, token)) if sealed_for == format!("{key:016x}") => {
+                Ok(approvals::Resuming { token: token.to_owned(), ..resuming })
+            }
+            _ => Err(ErrorData::invalid_params(
+                "this paused program was started by another caller: only its caller can resume it; run the program \
+                 again to be asked yourself",
+                None,
+            )),
+        }
+    }
+
     /// Whose the request's tasks are: its client's address and, with OAuth, its caller.
     fn owner(&self, context: &RequestContext<RoleServer>) -> Owner {
         Owner::new(client_of(context), self.caller(context))
@@ -276,10 +311,14 @@ impl ToolServer {
         let listed = permitted(self.catalog.tools().await.map_err(not_loaded)?, &permit);
         let tools = self.catalog.code_mode(&listed).map_err(not_loaded)?;
         let definition = tools.definitions().iter().find(|tool| tool.name == request.name);
-        let resuming = approvals::resuming(&request);
+        let resuming = match approvals::resuming(&request) {
+            Some(resuming) => Some(self.unseal(&context, resuming)?),
+            None => None,
+        };
         let answering =
             if request.name == EXECUTE { self.answering(TaskMode::Always, &context)? } else { Answering::Inline };
         let (call, progress) = self.tool_call(request, definition, &context, answering);
+        let call = permit.limit(call);
         if call.name == SEARCH {
             return convert::call_result(tools.search_call(&call)).map(CallToolResponse::from);
         } else if call.name != EXECUTE {
@@ -288,7 +327,7 @@ impl ToolServer {
         }
         // Input missing: ask again, with the same token.
         if let Some(approvals::Resuming { token, decision: None }) = &resuming {
-            return Ok(approvals::ask_again(token).into());
+            return Ok(approvals::ask_again(&self.seal(&context, token)).into());
         }
         let runtime = tokio::select! {
             runtime = self.catalog.runtime() => runtime.map_err(not_loaded)?,
@@ -316,7 +355,7 @@ impl ToolServer {
         if let Some(progress) = progress {
             progress.finish().await;
         }
-        if let Some(asked) = approvals::ask_for_approval(&output, &context) {
+        if let Some(asked) = approvals::ask_for_approval(&output, &context, |token| self.seal(&context, token)) {
             return Ok(asked.into());
         }
         convert::call_result(output).map(CallToolResponse::from)
@@ -427,6 +466,9 @@ impl ServerHandler for ToolServer {
         let listed = permitted(self.catalog.tools().await.map_err(not_loaded)?, &permit);
         let code_mode = match self.code_mode {
             CodeModeServing::Off => None,
+            // A caller whose tools lack the one programs run in (`python`) gets no programs.
+            _ if permit != Permit::All && !listed.is_empty() => self.catalog.code_mode(&listed).ok(),
+            _ if permit != Permit::All => None,
             _ => Some(self.catalog.code_mode(&listed).map_err(not_loaded)?),
         };
         // Beside code mode's tools, those its programs may call say so.
@@ -485,6 +527,8 @@ impl ServerHandler for ToolServer {
         let mode = runtime.grants(&request.name).and_then(|grants| grants.task).unwrap_or(TaskMode::Optional);
         let answering = if definition.is_some() { self.answering(mode, &context)? } else { Answering::Inline };
         let (call, progress) = self.tool_call(request, definition, &context, answering);
+        // The tools it calls in turn (its `call_tools`) are the caller's too, or refused.
+        let call = permit.limit(call);
         if answering != Answering::Inline {
             return self
                 .answer_as_task(answering, mode, &context, move |stop, _| async move {

@@ -424,12 +424,24 @@ async fn healthz(catalog: Arc<Catalog>, draining: Arc<AtomicBool>) -> Response {
 /// Refuses a request without the bearer token (or a good OAuth access token), when one is
 /// required; an OAuth caller's identity goes on in the request's extensions.
 async fn require_token(State(gate): State<Arc<Gate>>, mut request: Request, next: Next) -> Response {
-    let presented = request
-        .headers()
-        .get(header::AUTHORIZATION)
+    if matches!(*gate, Gate::Open) {
+        return next.run(request).await;
+    }
+    let mut authorizations = request.headers().get_all(header::AUTHORIZATION).iter();
+    let (first, second) = (authorizations.next(), authorizations.next());
+    if second.is_some() {
+        // Which one counts would be up to each proxy on the way: none does.
+        let message = "the request has more than one Authorization header: send one";
+        let mut response = (StatusCode::BAD_REQUEST, axum::Json(json!({ "error": message }))).into_response();
+        response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+        return response;
+    }
+    // The scheme is case-insensitive (RFC 9110 §11.1).
+    let presented = first
         .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer "))
-        .map(str::to_owned);
+        .and_then(|value| value.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim().to_owned());
     let token = match &*gate {
         Gate::Open => return next.run(request).await,
         Gate::Token(token) => token.clone(),

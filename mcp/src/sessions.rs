@@ -24,6 +24,7 @@ use rmcp::transport::streamable_http_server::session::local::{LocalSessionManage
 use rmcp::transport::streamable_http_server::session::{EventStore, ServerSseMessage, SessionId, SessionManager};
 use serde_json::json;
 
+use crate::oauth::Caller;
 use crate::peers::{Counts, Full, Peer, Place};
 
 tokio::task_local! {
@@ -34,6 +35,8 @@ tokio::task_local! {
 #[derive(Debug)]
 struct Admission {
     peer: Peer,
+    /// With OAuth, the request's caller ([`Caller::key`]); 0 without.
+    caller: u64,
     refused: Mutex<Option<Refusal>>,
 }
 
@@ -86,7 +89,8 @@ impl Refusal {
 /// refused.
 pub(crate) async fn admit(request: Request, next: Next) -> Response {
     let peer = request.extensions().get::<Peer>().copied().unwrap_or(Peer::UNKNOWN);
-    let admission = Arc::new(Admission { peer, refused: Mutex::new(None) });
+    let caller = Caller::key(request.extensions().get::<Caller>());
+    let admission = Arc::new(Admission { peer, caller, refused: Mutex::new(None) });
     let response = ADMISSION.scope(admission.clone(), next.run(request)).await;
     let refused = lock(&admission.refused).take();
     match refused {
@@ -110,7 +114,9 @@ pub(crate) struct Sessions {
     local: LocalSessionManager,
     counts: Arc<Counts>,
     idle: Duration,
-    places: Mutex<HashMap<SessionId, Place>>,
+    /// Each session's place in the counts, and the caller that opened it (bound to it: another
+    /// caller's requests with its id find no session).
+    places: Mutex<HashMap<SessionId, (Place, u64)>>,
     streams: Arc<Mutex<HashSet<SessionId>>>,
 }
 
@@ -125,6 +131,13 @@ impl Sessions {
             places: Mutex::default(),
             streams: Arc::default(),
         }
+    }
+
+    /// Whether the request being served may use session `id`: it opened it (the same OAuth
+    /// caller, or none on both sides). rmcp's own calls, outside a request, may.
+    fn opened_by_requester(&self, id: &SessionId) -> bool {
+        let Ok(caller) = ADMISSION.try_with(|admission| admission.caller) else { return true };
+        lock(&self.places).get(id).is_none_or(|(_, opener)| *opener == caller)
     }
 
     /// The count of open sessions.
@@ -161,7 +174,8 @@ impl SessionManager for Sessions {
             })
         })?;
         let (id, transport) = self.local.create_session().await?;
-        lock(&self.places).insert(id.clone(), place);
+        let caller = ADMISSION.try_with(|admission| admission.caller).unwrap_or(0);
+        lock(&self.places).insert(id.clone(), (place, caller));
         Ok((id, transport))
     }
 
@@ -174,10 +188,13 @@ impl SessionManager for Sessions {
     }
 
     async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
-        Ok(self.local.has_session(id).await?)
+        Ok(self.opened_by_requester(id) && self.local.has_session(id).await?)
     }
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        if !self.opened_by_requester(id) {
+            return Err(LocalSessionManagerError::SessionNotFound(id.clone()).into());
+        }
         let place = lock(&self.places).remove(id);
         drop(place);
         Ok(self.local.close_session(id).await?)

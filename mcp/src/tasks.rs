@@ -77,14 +77,7 @@ pub(crate) struct Owner {
 
 impl Owner {
     pub(crate) fn new(peer: Peer, caller: Option<&Caller>) -> Self {
-        static KEY: std::sync::OnceLock<std::hash::RandomState> = std::sync::OnceLock::new();
-        let caller = caller.map_or(0, |caller| {
-            std::hash::BuildHasher::hash_one(
-                KEY.get_or_init(std::hash::RandomState::new),
-                (&caller.subject, &caller.client_id),
-            )
-        });
-        Self { peer, caller }
+        Self { peer, caller: Caller::key(caller) }
     }
 }
 

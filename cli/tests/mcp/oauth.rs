@@ -258,3 +258,74 @@ async fn oauth_settings_that_cannot_work_stop_the_server_at_start() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2), "the resource and a scope are required");
 }
+
+/// A raw POST of `message` with `token` (and a session): its status and body.
+async fn raw(url: &str, token: &str, session: Option<&str>, message: &Value) -> (u16, String) {
+    let http = reqwest::Client::new();
+    let mut request = post(&http, url, message).header("authorization", format!("Bearer {token}"));
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session).header("mcp-protocol-version", "2025-11-25");
+    }
+    let response = request.send().await.unwrap();
+    (response.status().as_u16(), response.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn a_tool_that_calls_others_reaches_only_the_callers_tools() {
+    // `python` may call `regex` by the policy; a token granting `python` alone must not reach it.
+    let dir = std::env::temp_dir().join(format!("toolcell-oauth-reach-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let policy = dir.join("policy.toml");
+    std::fs::write(&policy, "[tools.python]\ncall_tools = [\"regex\"]\n").unwrap();
+    let served = Served::start(&["--policy", policy.to_str().unwrap(), "--oauth-scope", "tools.py=python"]).await;
+    let run = |token: String| {
+        let resource = served.resource.clone();
+        async move {
+            let config = StreamableHttpClientTransportConfig::with_uri(resource).auth_header(token);
+            let client = rmcp::service::ClientServiceExt::serve_with_lifecycle(
+                (),
+                StreamableHttpClientTransport::from_config(config),
+                ClientLifecycleMode::Initialize,
+            )
+            .await
+            .unwrap();
+            let code = json!({"code": "tools.regex(operation='find', pattern='an', text='banana')"});
+            let result = client.call_tool(call("python", code)).await.unwrap();
+            client.cancel().await.unwrap();
+            serde_json::to_string(&result).unwrap()
+        }
+    };
+    let limited = run(served.token("tools.py")).await;
+    assert!(limited.contains("may call no tools here"), "{limited}");
+    let everything = run(served.token("tools.all")).await;
+    assert!(!everything.contains("may call no tools here") && everything.contains("\"an\""), "{everything}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn a_session_answers_only_the_caller_that_opened_it() {
+    let served = Served::start(&[]).await;
+    let http = reqwest::Client::new();
+    let alice = served.issuer.token(&json!({"iss": served.issuer.url, "aud": served.resource, "sub": "alice",
+        "scope": "tools.all", "exp": now() + 300}));
+    let opened = post(&http, &served.resource, &initialize())
+        .header("authorization", format!("Bearer {alice}"))
+        .send()
+        .await
+        .unwrap();
+    let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let mallory = served.token("tools.all");
+    let (status, _) = raw(&served.resource, &mallory, Some(&session), &list).await;
+    assert_eq!(status, 404, "another caller's requests find no session");
+    let closed = http
+        .delete(&served.resource)
+        .header("authorization", format!("Bearer {mallory}"))
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert!(!closed.status().is_success(), "nor can it close it: {}", closed.status());
+    let (status, body) = raw(&served.resource, &alice, Some(&session), &list).await;
+    assert_eq!(status, 200, "{body}");
+}

@@ -27,6 +27,9 @@ const MAX_KEYS: usize = 64;
 const KEYS_TTL: Duration = Duration::from_secs(300);
 /// After a failed fetch, how long the cached keys serve before the next try.
 const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(30);
+/// After a failed fetch with no keys at all, how long requests are refused before the next try
+/// (without it, every request, forged ones included, would make the server ask the issuer).
+const RETRY_WITHOUT_KEYS: Duration = Duration::from_secs(5);
 /// Fetches an unknown key id may trigger at once, and how fast that allowance comes back.
 const REFETCH_BURST: f64 = 2.0;
 const REFETCH_EVERY: Duration = Duration::from_secs(10);
@@ -172,6 +175,8 @@ struct State {
     refetches: f64,
     refilled: Instant,
     jwks_uri: Option<Uri>,
+    /// With no keys, the last failure and until when no fetch is tried again.
+    failed: Option<(KeysUnavailable, Instant)>,
 }
 
 /// Why the keys could not be had.
@@ -193,6 +198,7 @@ impl KeyCache {
                 refetches: REFETCH_BURST,
                 refilled: Instant::now(),
                 jwks_uri,
+                failed: None,
             }),
             fetching: tokio::sync::Mutex::new(()),
         }
@@ -242,6 +248,11 @@ impl KeyCache {
             if (seen.is_none() && fresh) || newer {
                 return Ok(state.keys.clone());
             }
+            if let Some((err, until)) = &state.failed
+                && Instant::now() < *until
+            {
+                return Err(err.clone());
+            }
         }
         let jwks_uri = self.lock().jwks_uri.clone();
         let fetched = async {
@@ -262,6 +273,7 @@ impl KeyCache {
         match fetched {
             Ok(keys) => {
                 tracing::debug!(keys = keys.len(), "fetched the issuer's keys");
+                state.failed = None;
                 state.keys = Arc::new(keys);
                 state.stale_at = Some(Instant::now() + KEYS_TTL);
                 Ok(state.keys.clone())
@@ -272,7 +284,11 @@ impl KeyCache {
                 state.stale_at = Some(Instant::now() + RETRY_AFTER_FAILURE);
                 Ok(state.keys.clone())
             }
-            Err(err) => Err(err),
+            Err(err) => {
+                tracing::warn!(%err, "no keys to check tokens with; trying again in {} s", RETRY_WITHOUT_KEYS.as_secs());
+                state.failed = Some((err.clone(), Instant::now() + RETRY_WITHOUT_KEYS));
+                Err(err)
+            }
         }
     }
 }

@@ -111,8 +111,20 @@ struct Header {
     kid: Option<String>,
     #[serde(default)]
     typ: Option<String>,
-    #[serde(default)]
-    crit: Option<Value>,
+}
+
+/// A JSON object's fields, or `Malformed`: a header or claims set is an object (RFC 7519), never
+/// an array read field by field.
+fn object<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<(T, serde_json::Map<String, Value>), TokenError> {
+    let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(bytes) else { return Err(TokenError::Malformed) };
+    let typed = serde_json::from_value(Value::Object(fields.clone())).map_err(|_| TokenError::Malformed)?;
+    Ok((typed, fields))
+}
+
+/// Text from a token, fit to quote in an error, a header or a log line: control characters and
+/// anything past ASCII become `?`, and it is cut to 64 characters.
+fn shown(text: &str) -> String {
+    text.chars().take(64).map(|c| if c.is_ascii_graphic() || c == ' ' { c } else { '?' }).collect()
 }
 
 /// The parts of a token, decoded but not yet trusted.
@@ -137,18 +149,18 @@ pub(crate) fn decode(token: &str) -> Result<Unverified<'_>, TokenError> {
         return Err(TokenError::Malformed);
     };
     let decoded = |part: &str| URL_SAFE_NO_PAD.decode(part).map_err(|_| TokenError::Malformed);
-    let header: Header = serde_json::from_slice(&decoded(header)?).map_err(|_| TokenError::Malformed)?;
-    let algorithm = Algorithm::from_name(&header.alg).ok_or_else(|| TokenError::Algorithm(header.alg.clone()))?;
+    let (header, fields): (Header, _) = object(&decoded(header)?)?;
+    // An extension this server does not know must not be ignored (RFC 7515 §4.1.11).
+    if fields.contains_key("crit") {
+        return Err(TokenError::Malformed);
+    }
+    let algorithm = Algorithm::from_name(&header.alg).ok_or_else(|| TokenError::Algorithm(shown(&header.alg)))?;
     // RFC 9068: `at+jwt` (or its long form). Tokens of other kinds (an ID token, a logout
     // token) are refused; many issuers write plain `JWT`, which says nothing either way.
     if let Some(typ) = &header.typ
         && !["at+jwt", "application/at+jwt", "jwt"].contains(&typ.to_ascii_lowercase().as_str())
     {
-        return Err(TokenError::Type(typ.clone()));
-    }
-    // An extension this server does not know must not be ignored (RFC 7515 §4.1.11).
-    if header.crit.is_some() {
-        return Err(TokenError::Malformed);
+        return Err(TokenError::Type(shown(typ)));
     }
     let signed_len = token.len() - signature.len() - 1;
     Ok(Unverified {
@@ -164,7 +176,7 @@ impl Unverified<'_> {
     /// The key the token names among `keys`: by `kid`, or the only key there is.
     pub(crate) fn key<'k>(&self, keys: &'k Keys) -> Result<&'k Jwk, TokenError> {
         match &self.key_id {
-            Some(kid) => keys.by_id(kid).ok_or_else(|| TokenError::UnknownKey(kid.clone())),
+            Some(kid) => keys.by_id(kid).ok_or_else(|| TokenError::UnknownKey(shown(kid))),
             None => keys.only().ok_or(TokenError::NoKeyId),
         }
     }
@@ -195,7 +207,15 @@ struct RawClaims {
     #[serde(default)]
     scope: Option<String>,
     #[serde(default)]
-    scp: Option<Vec<String>>,
+    scp: Option<Scopes>,
+}
+
+/// `scp` as a list, or as one space-separated string (Microsoft Entra writes it so).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Scopes {
+    Listed(Vec<String>),
+    Spaced(String),
 }
 
 #[derive(Debug, Deserialize)]
@@ -206,10 +226,10 @@ enum Audience {
 }
 
 fn claims(payload: &[u8], expected: &Expected<'_>) -> Result<Claims, TokenError> {
-    let raw: RawClaims = serde_json::from_slice(payload).map_err(|_| TokenError::Malformed)?;
+    let (raw, _): (RawClaims, _) = object(payload)?;
     let issuer = raw.iss.unwrap_or_default();
     if issuer != expected.issuer {
-        return Err(TokenError::Issuer { found: issuer, expected: expected.issuer.to_owned() });
+        return Err(TokenError::Issuer { found: shown(&issuer), expected: expected.issuer.to_owned() });
     }
     let audiences = match raw.aud {
         Some(Audience::One(one)) => vec![one],
@@ -228,9 +248,12 @@ fn claims(payload: &[u8], expected: &Expected<'_>) -> Result<Claims, TokenError>
     if raw.nbf.is_some_and(|nbf| !nbf.is_finite() || nbf - leeway > now) {
         return Err(TokenError::NotYetValid);
     }
+    // Scopes are separated by spaces only (RFC 6749 §3.3): a tab is part of a scope.
+    let spaced = |scope: &str| scope.split(' ').filter(|scope| !scope.is_empty()).map(str::to_owned).collect();
     let scopes = match (raw.scope, raw.scp) {
-        (Some(scope), _) => scope.split_ascii_whitespace().map(str::to_owned).collect(),
-        (None, Some(scp)) => scp,
+        (Some(scope), _) => spaced(&scope),
+        (None, Some(Scopes::Listed(scopes))) => scopes,
+        (None, Some(Scopes::Spaced(scope))) => spaced(&scope),
         (None, None) => Vec::new(),
     };
     Ok(Claims {
@@ -318,6 +341,20 @@ mod tests {
     }
 
     #[test]
+    fn scopes_are_separated_by_spaces_only_and_scp_may_be_a_string() {
+        let key = TestKey::new("k1");
+        let with = |field: &str, value: Value| {
+            let mut claims = good_claims();
+            claims.as_object_mut().unwrap().remove("scope");
+            claims[field] = value;
+            check(&key, &key.token(&claims)).unwrap().scopes
+        };
+        assert_eq!(with("scope", json!("x\ttools.all")), ["x\ttools.all"]);
+        assert_eq!(with("scp", json!("tools.math  openid")), ["tools.math", "openid"]);
+        assert_eq!(with("scp", json!(["tools.math"])), ["tools.math"]);
+    }
+
+    #[test]
     fn wrong_issuer_audience_or_time_is_refused() {
         let key = TestKey::new("k1");
         let with = |field: &str, value: Value| {
@@ -373,6 +410,17 @@ mod tests {
         // RS256 named for an EC key.
         let confused = key.sign(&json!({"alg": "RS256", "kid": "k1"}), &claims);
         assert_eq!(check(&key, &confused).unwrap_err(), TokenError::KeyMismatch("RS256"));
+        // `crit`, even null: an extension this server cannot honour.
+        let critical = key.sign(&json!({"alg": "ES256", "kid": "k1", "crit": null}), &claims);
+        assert_eq!(check(&key, &critical).unwrap_err(), TokenError::Malformed);
+        // Claims as an array, which serde would read field by field.
+        let positional = json!([ISSUER, RESOURCE, now() + 300, null, "alice", "agent-1", null, "tools.all"]);
+        assert_eq!(check(&key, &key.token(&positional)).unwrap_err(), TokenError::Malformed);
+        // A key id with a line break and an escape, to forge a log line: shown harmlessly.
+        let sneaky = TestKey::new("k1");
+        let token = sneaky.sign(&json!({"alg": "ES256", "kid": "x\n2026 INFO forged\u{1b}[31m"}), &claims);
+        let TokenError::UnknownKey(shown) = check(&key, &token).unwrap_err() else { panic!("unknown key") };
+        assert!(shown.chars().all(|c| c.is_ascii_graphic() || c == ' '), "{shown:?}");
         for junk in ["", "a.b", "a.b.c.d", "!!.??.**", &"a".repeat(MAX_TOKEN_BYTES + 1)] {
             assert!(check(&key, junk).is_err(), "{junk:.20}");
         }

@@ -115,6 +115,21 @@ pub(crate) struct Caller {
     pub(crate) scopes: Vec<String>,
 }
 
+impl Caller {
+    /// A number that tells callers apart (their subject and client, hashed with this process's
+    /// key): what a task, a session or a paused program is bound to. 0 for no caller.
+    pub(crate) fn key(caller: Option<&Self>) -> u64 {
+        static KEY: std::sync::OnceLock<std::hash::RandomState> = std::sync::OnceLock::new();
+        caller.map_or(0, |caller| {
+            let hashed = std::hash::BuildHasher::hash_one(
+                KEY.get_or_init(std::hash::RandomState::new),
+                (&caller.subject, &caller.client_id),
+            );
+            hashed.max(1)
+        })
+    }
+}
+
 /// The tools a caller may see and call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Permit {
@@ -127,6 +142,14 @@ impl Permit {
         match self {
             Self::All => true,
             Self::Only(tools) => tools.contains(tool),
+        }
+    }
+
+    /// `call`, and every call it makes in turn, kept to these tools.
+    pub(crate) fn limit(&self, call: toolcell_runtime::ToolCall) -> toolcell_runtime::ToolCall {
+        match self {
+            Self::All => call,
+            Self::Only(tools) => call.limited_to(tools.iter().cloned()),
         }
     }
 }
@@ -277,9 +300,9 @@ fn split_origin(url: &str) -> (&str, &str) {
     (&url[..path_at], url[path_at..].trim_end_matches('/'))
 }
 
-/// Text fit for a quoted-string in a header: no quotes, backslashes or control characters.
+/// Text fit for a quoted-string in a header: printable ASCII, without quotes or backslashes.
 fn quoted(text: &str) -> String {
-    text.chars().map(|c| if c == '"' || c == '\\' || c.is_control() { '\'' } else { c }).collect()
+    text.chars().map(|c| if c == '"' || c == '\\' || !(c.is_ascii_graphic() || c == ' ') { '\'' } else { c }).collect()
 }
 
 #[cfg(test)]

@@ -272,6 +272,11 @@ impl Runner {
             Some(program) => (program.may_call.clone(), program.must_approve.clone()),
             None => (entry.call_tools.clone(), Arc::from([])),
         };
+        // A caller limited to some tools reaches no others through the tools it calls.
+        let allowed: Arc<[String]> = match &call.reach {
+            Some(reach) => allowed.iter().filter(|tool| reach.contains(tool)).cloned().collect(),
+            None => allowed,
+        };
         let interceptors = interceptors.cloned().unwrap_or_default();
         if allowed.is_empty() {
             return NestedCalls::NoneAllowed { tool: call.name.clone(), refused: 0, redactor: redactor.clone() };
@@ -291,6 +296,7 @@ impl Runner {
             call_id: call.id.clone(),
             context: call.context.clone(),
             principal: call.principal.clone(),
+            reach: call.reach.clone(),
             made: 0,
             fuel: 0,
             redactor: redactor.clone(),

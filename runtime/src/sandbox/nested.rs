@@ -84,6 +84,8 @@ pub(crate) struct Caller {
     pub(crate) context: Map<String, Value>,
     /// Who made the call from outside, whom its nested calls are on behalf of too.
     pub(crate) principal: Option<crate::tool::io::Principal>,
+    /// The tools the whole call tree is limited to, if it is (`ToolCall::limited_to`).
+    pub(crate) reach: Option<Arc<[String]>>,
     /// Nested calls this call has made, and the fuel they used.
     pub(crate) made: u32,
     pub(crate) fuel: u64,
@@ -358,6 +360,7 @@ async fn call_live<T: CallsView>(
     let limits = LimitOverrides::new().fuel(fuel_left).timeout(time_left);
     let mut call = ToolCall::new(id, name, arguments).with_context(caller.context.clone()).with_limits(limits);
     call.principal = caller.principal.clone();
+    call.reach = caller.reach.clone();
     let nesting = Nesting {
         caller: caller.tool.clone(),
         allowed: caller.allowed.clone(),

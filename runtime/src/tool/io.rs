@@ -45,6 +45,9 @@ pub struct ToolCall {
     /// client): recorded on the call's span (and on the spans of the calls it makes), never
     /// given to the model.
     pub principal: Option<Principal>,
+    /// The only tools this call's tree of nested calls may reach, whatever the tools' own
+    /// `call_tools` say ([`ToolCall::limited_to`]); `None`: no limit beyond theirs.
+    pub(crate) reach: Option<std::sync::Arc<[String]>>,
     /// For a program code mode runs ([`crate::code_mode`]): what it may call, in place of its
     /// tool's `call_tools`. Only code mode sets it, on a call from outside.
     pub(crate) program: Option<ProgramGrant>,
@@ -120,8 +123,18 @@ impl ToolCall {
             trace_parent: None,
             stdout_lines: None,
             principal: None,
+            reach: None,
             program: None,
         }
+    }
+
+    /// Lets this call, and every call it makes in turn, call only `tools` (of those their
+    /// `call_tools` allow): for a caller entitled to some tools only, such as an MCP client
+    /// whose OAuth scopes grant them, calling a tool that may call others.
+    #[must_use]
+    pub fn limited_to<S: Into<String>>(mut self, tools: impl IntoIterator<Item = S>) -> Self {
+        self.reach = Some(tools.into_iter().map(Into::into).collect());
+        self
     }
 
     /// Records who is calling on the call's span (see [`ToolCall::principal`]).

@@ -117,14 +117,17 @@ class Memory(TokenStorage):
         self.client = client_info
 
 
-async def test_the_sdks_oauth_client_discovers_gets_a_token_and_calls(resource_server):
+async def test_the_sdks_oauth_client_discovers_gets_a_token_and_calls(resource_server, authorization_server):
     seen: list[tuple[str, int]] = []
 
     async def record(response: httpx2.Response) -> None:
         seen.append((f"{response.request.method} {response.request.url.path}", response.status_code))
 
+    # `issuer`: the credentials go to this authorization server only, whatever the server's
+    # metadata names (the SDK warns without it).
     auth = ClientCredentialsOAuthProvider(
-        server_url=resource_server.url, storage=Memory(), client_id=CLIENT, client_secret=SECRET
+        server_url=resource_server.url, storage=Memory(), client_id=CLIENT, client_secret=SECRET,
+        issuer=authorization_server.issuer,
     )
     async with httpx2.AsyncClient(auth=auth, event_hooks={"response": [record]}, timeout=30) as http:
         async with Client(
