@@ -40,7 +40,15 @@ from conftest import READ_TIMEOUT_S, Toolcell
 pytestmark = pytest.mark.anyio
 
 ROOT = Path(__file__).resolve().parents[3]
-GUESTS = ROOT / "target/wasm-guests/wasm32-wasip2/release/examples"
+
+
+def guest(name: str) -> Path:
+    """A test guest as `cargo test --workspace` built it: the toolcell-tests build script copies
+    each into its OUT_DIR's `guests/` (the newest build, if there are several)."""
+    built = sorted(ROOT.glob(f"target/debug/build/toolcell-tests-*/out/guests/{name}"), key=lambda path: path.stat().st_mtime)
+    if not built:
+        raise SystemExit(f"no test guest {name} under target/debug/build: run `cargo test --workspace --no-run` first")
+    return built[-1]
 # The SDK's modes: the modern revision without a handshake, and the 2025-11-25 handshake.
 MODES = {"2026-07-28": "2026-07-28", "2025-11-25": "legacy"}
 REPLICAS = 3
@@ -110,8 +118,8 @@ def release(toolcell: Toolcell, registry: str, tmp_path_factory: pytest.TempPath
     ).stdout
     run("keygen", str(folder / "release"))
     release = Release(folder / "release.pub")
-    for version, guest in (("1", "echo.wasm"), ("2", "echo_v2.wasm")):
-        pushed = run("push", str(GUESTS / guest), f"oci://{registry}/tools/echo:{version}", "--sign",
+    for version, component in (("1", "echo.wasm"), ("2", "echo_v2.wasm")):
+        pushed = run("push", str(guest(component)), f"oci://{registry}/tools/echo:{version}", "--sign",
                       str(folder / "release.key"))
         release.digests[version] = re.search(r"@(sha256:[0-9a-f]{64})", pushed).group(1)
     return release
@@ -122,7 +130,7 @@ def tools_folder(base: Path, registry: str, release: Release, version: str) -> P
     local `sleeper` (a call that stays in flight) limited to 3 s."""
     folder = base / f"tools-v{version}"
     folder.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(GUESTS / "sleeper.wasm", folder / "sleeper.wasm")
+    shutil.copyfile(guest("sleeper.wasm"), folder / "sleeper.wasm")
     shutil.copyfile(release.key, folder / "release.pub")
     (folder / "toolcell.toml").write_text(
         '[signers.release]\nkey = "release.pub"\n\n'
