@@ -324,6 +324,17 @@ pub(crate) enum McpHost {
 
 #[derive(Debug, Args)]
 pub(crate) struct ServeArgs {
+    /// Serve this component from a registry too (oci://REGISTRY/REPOSITORY:TAG or
+    /// …@sha256:DIGEST; repeatable), beside the tools folder's: pulled once at start, its tag
+    /// pinned in toolcell.lock, signed by --key or --identity (or taken --unsigned).
+    #[arg(long = "tool", value_name = "oci://REF")]
+    pub(crate) oci_tools: Vec<String>,
+    /// Who each --tool must be signed by.
+    #[command(flatten)]
+    pub(crate) trust: TrustArgs,
+    /// How to reach the registries of --tool.
+    #[command(flatten)]
+    pub(crate) registry: RegistryArgs,
     /// Preopen a directory for one tool: TOOL=HOST_DIR:GUEST_DIR[:ro|rw], e.g.
     /// `files=.:/workspace` (read-only unless :rw). Repeatable. The same as a `dirs` entry of
     /// the tool in toolcell.toml.
@@ -563,7 +574,7 @@ impl From<Schemas> for toolcell_mcp::Schemas {
 }
 
 /// How to reach a registry.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Default, Args)]
 pub(crate) struct RegistryArgs {
     /// Speak plain HTTP to this registry (HOST:PORT; repeatable). Loopback registries
     /// (localhost, 127.x) always are; every other one is spoken to over https.
@@ -620,16 +631,35 @@ pub(crate) struct ServerJsonArgs {
     pub(crate) output: Option<std::path::PathBuf>,
 }
 
+/// Who a tool from a registry must be signed by: `pull`'s, and `invoke`'s and `serve`'s for
+/// `oci://` tools.
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct TrustArgs {
+    /// A registry tool must be signed by this public key (PEM; repeatable: any one of them).
+    #[arg(long = "key", value_name = "FILE.pub")]
+    pub(crate) keys: Vec<PathBuf>,
+    /// Or signed keyless by this certificate identity (an email address, or a CI workflow's
+    /// URI), exactly; with --issuer and --trusted-root.
+    #[arg(long, value_name = "IDENTITY", requires_all = ["issuer", "trusted_root"])]
+    pub(crate) identity: Option<String>,
+    /// The OIDC issuer that vouched for --identity, exactly (e.g. https://token.actions.githubusercontent.com).
+    #[arg(long, value_name = "URL", requires = "identity")]
+    pub(crate) issuer: Option<String>,
+    /// The Sigstore trust root (trusted_root.json: its CAs and logs) --identity's certificate
+    /// and log entry are checked against, offline.
+    #[arg(long = "trusted-root", value_name = "FILE", requires = "identity")]
+    pub(crate) trusted_root: Option<PathBuf>,
+    /// Take a registry tool unsigned (explicitly: it must be signed otherwise).
+    #[arg(long, conflicts_with_all = ["keys", "identity"])]
+    pub(crate) unsigned: bool,
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct PullArgs {
     /// oci://REGISTRY/REPOSITORY:TAG or oci://REGISTRY/REPOSITORY@sha256:DIGEST.
     pub(crate) reference: String,
-    /// It must be signed by this public key (PEM; repeatable: any one of them).
-    #[arg(long = "key", value_name = "FILE.pub")]
-    pub(crate) keys: Vec<PathBuf>,
-    /// Take it unsigned (explicitly: a registry tool must be signed otherwise).
-    #[arg(long, conflicts_with = "keys")]
-    pub(crate) unsigned: bool,
+    #[command(flatten)]
+    pub(crate) trust: TrustArgs,
     /// The lockfile to pin the tag in [default: toolcell.lock in --tools-dir, else here].
     #[arg(long, value_name = "FILE")]
     pub(crate) lock: Option<PathBuf>,
@@ -648,7 +678,8 @@ pub(crate) struct PullArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct InvokeArgs {
-    /// A tool name, or the path of a .wasm file.
+    /// A tool name, the path of a .wasm file, or a component in a registry
+    /// (oci://REGISTRY/REPOSITORY:TAG or …@sha256:DIGEST; with --key, --identity or --unsigned).
     pub(crate) tool: String,
     /// The arguments as a JSON object; `-` reads them from stdin. Default: {}.
     #[arg(value_name = "ARGS_JSON", conflicts_with = "args_file")]
@@ -702,6 +733,12 @@ pub(crate) struct InvokeArgs {
     /// the host's value through as a secret, redacted from the output. Repeatable.
     #[arg(long, value_name = "KEY[=VALUE]")]
     pub(crate) env: Vec<EnvGrant>,
+    /// For an oci:// tool: who it must be signed by.
+    #[command(flatten)]
+    pub(crate) trust: TrustArgs,
+    /// For an oci:// tool: how to reach its registry.
+    #[command(flatten)]
+    pub(crate) registry: RegistryArgs,
 }
 
 impl ServeArgs {

@@ -27,6 +27,9 @@ pub(crate) struct Source<'a> {
     pub(crate) registry_store: Option<&'a Path>,
     /// `--locked`: registry tools load only by a pinned digest.
     pub(crate) locked: bool,
+    /// One component to load alone, instead of a file or the folder: a pulled `oci://` tool's
+    /// bytes, under its reference.
+    pub(crate) component: Option<(&'a str, &'a bytes::Bytes)>,
 }
 
 pub(crate) fn default_cache_dir() -> Option<PathBuf> {
@@ -36,22 +39,24 @@ pub(crate) fn default_cache_dir() -> Option<PathBuf> {
     Some(base.join("toolcell"))
 }
 
-/// Loads the runtime for a NAME|FILE argument, with `grants` for that tool, and returns the
-/// tool's name. A file is loaded alone (and must load); a name is looked up by the caller.
+/// Loads the runtime for a NAME|FILE argument (or `source.component`), with `grants` for that
+/// tool, and returns the tool's name. A file or a component is loaded alone (and must load); a
+/// name is looked up by the caller.
 pub(crate) async fn load_one(source: Source<'_>, tool: &str, grants: &Grants) -> anyhow::Result<(Runtime, String)> {
     let path = Path::new(tool);
-    if names_a_file(tool) {
-        if !path.is_file() {
+    if source.component.is_some() || names_a_file(tool) {
+        if source.component.is_none() && !path.is_file() {
             bail!("{}", not_a_file(path));
         }
-        let mut runtime = load(source, Some(path), None).await?;
+        let path = source.component.is_none().then_some(path);
+        let mut runtime = load(source, path, None).await?;
         if let Some(diagnostic) = runtime.diagnostics().first() {
             bail!("cannot load {diagnostic}");
         }
         let name = runtime.definitions().next().map(|tool| tool.name.clone()).context("the file defines no tool")?;
         if !grants.is_empty() {
             // The name is known only now; loading again comes from the compile cache.
-            runtime = load(source, Some(path), Some((&name, grants))).await?;
+            runtime = load(source, path, Some((&name, grants))).await?;
             if let Some(diagnostic) = runtime.diagnostics().first() {
                 bail!("cannot load {diagnostic}");
             }
@@ -91,7 +96,8 @@ pub(crate) async fn load(
 /// A runtime builder over one file, or a tools folder and the built-in tools, with the
 /// policy and `grants` for one tool.
 pub(crate) fn builder(source: Source<'_>, file: Option<&Path>, grants: Option<(&str, &Grants)>) -> RuntimeBuilder {
-    let builtins = if file.is_none() && source.builtins { builtins_beside(source.tools_dir) } else { Vec::new() };
+    let alone = file.is_some() || source.component.is_some();
+    let builtins = if !alone && source.builtins { builtins_beside(source.tools_dir) } else { Vec::new() };
     let mut builder = Runtime::builder().policy(source.policy.clone());
     // The built-in tools come with their policy (the interpreter's limits), beneath the tools
     // folder's toolcell.toml and the operator's --policy; not for a tool the folder replaces.
@@ -124,6 +130,9 @@ pub(crate) fn builder(source: Source<'_>, file: Option<&Path>, grants: Option<(&
     }
     for secret in otlp_header_values() {
         builder = builder.host_secret(secret);
+    }
+    if let Some((label, bytes)) = source.component {
+        return builder.component_bytes(label, bytes.clone());
     }
     match (file, source.tools_dir) {
         (Some(file), _) => return builder.component_file(file),

@@ -152,6 +152,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         policy: &policy,
         call_memory_bytes: None,
         denials: None,
+        component: None,
     };
     match cli.command {
         Command::List { json, format, export } => list::list(source, json, format, export).await,

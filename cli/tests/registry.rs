@@ -164,3 +164,52 @@ fn a_moved_tag_does_not_move_its_pin_until_asked_and_keygen_never_writes_through
         assert!(!std::fs::symlink_metadata(dir.join("k.pub")).unwrap().file_type().is_symlink());
     }
 }
+
+#[test]
+fn an_oci_tool_is_invoked_and_served_straight_from_the_registry_only_when_signed_as_required() {
+    let registry = LocalRegistry::start("cli-oci-tool");
+    let dir = folder("oci-tool");
+    let cache = dir.join("cache");
+    let reference = format!("oci://{}/tools/echo:1.0", registry.host());
+    for key in ["release", "other"] {
+        assert!(toolcell(&cache).current_dir(&dir).args(["keygen", key]).output().unwrap().status.success());
+    }
+    push_signed(&cache, &dir, &reference);
+    let invoke = |trust: &[&str]| {
+        toolcell(&cache)
+            .current_dir(&dir)
+            .args(["invoke", &reference, r#"{"text": "straight from the registry", "count": 1}"#])
+            .args(trust)
+            .output()
+            .unwrap()
+    };
+
+    let called = invoke(&["--key", "release.pub"]);
+    assert!(called.status.success(), "{}", text(&called.stderr));
+    assert!(text(&called.stdout).contains("straight from the registry"), "{}", text(&called.stdout));
+    assert!(text(&called.stderr).contains("signed by `release`"), "{}", text(&called.stderr));
+    assert!(std::fs::read_to_string(dir.join("toolcell.lock")).unwrap().contains(&reference), "pinned as pull pins");
+
+    let unsaid = invoke(&[]);
+    assert!(!unsaid.status.success() && text(&unsaid.stderr).contains("--key FILE.pub"), "{}", text(&unsaid.stderr));
+    let other = invoke(&["--key", "other.pub"]);
+    assert!(!other.status.success(), "another key");
+    assert!(text(&other.stderr).contains("must be signed by `other`"), "{}", text(&other.stderr));
+
+    // `serve --tool`: listed beside the built-in tools, over stdio.
+    let requests = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    ];
+    let served = toolcell(&cache)
+        .current_dir(&dir)
+        .args(["serve", "--tool", &reference, "--key", "release.pub"])
+        .write_stdin(requests.join("\n") + "\n")
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let listed = text(&served.stdout);
+    assert!(listed.contains(r#""id":2"#) && listed.contains(r#""name":"echo""#), "{listed}\n{}", text(&served.stderr));
+    assert!(listed.contains(r#""name":"calculator""#), "beside the built-in tools: {listed}");
+}

@@ -324,6 +324,32 @@ impl RuntimeBuilder {
         self
     }
 
+    /// Takes the tool `tool` from a registry, as a policy's `source = "oci://…"` does: pulled
+    /// into the [registry store](Self::registry_store) at load (and reload), checked against
+    /// `trust` before it compiles, and loaded when it defines `tool`; otherwise a load
+    /// diagnostic names the reference, the digest and what was expected. A tag is pinned in
+    /// `toolcell.lock` in the current folder.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// use toolcell_oci::signature::{PublicKey, Trust};
+    /// let key = PublicKey::from_pem("release", &std::fs::read_to_string("release.pub")?)?;
+    /// let runtime = toolcell_runtime::Runtime::builder()
+    ///     .registry_tool("echo", "oci://ghcr.io/acme/tools/echo:1.0".parse()?, Trust::keys(vec![key]))
+    ///     .build()
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn registry_tool(
+        mut self,
+        tool: impl Into<String>,
+        reference: toolcell_oci::OciReference,
+        trust: toolcell_oci::signature::Trust,
+    ) -> Self {
+        self.policy.take_from_registry(tool, reference, trust, toolcell_oci::LOCK_FILE);
+        self
+    }
+
     /// Loads a registry tool only by a digest: its reference's, or the one its tag is pinned
     /// to in `toolcell.lock`. A tag the lockfile does not pin is not resolved (the tool is a
     /// load diagnostic instead): every replica started from the same files runs the same bytes.

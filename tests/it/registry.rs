@@ -31,7 +31,7 @@ fn reference(registry: &LocalRegistry, path: &str) -> OciReference {
 
 fn keys(key: &SigningKey, name: &str) -> Trust {
     let public = PublicKey::from_pem(name, &key.public_key().to_pem()).expect("pem");
-    Trust::Keys(vec![public])
+    Trust::keys(vec![public])
 }
 
 #[tokio::test]
@@ -317,4 +317,90 @@ async fn a_registry_listing_many_bogus_bundles_costs_sixteen_fetches_and_leaves_
     assert!(text.contains("and 12 more"), "{text}");
     let stored: Vec<_> = std::fs::read_dir(puller.store().dir().join("sha256")).expect("list").collect();
     assert_eq!(stored.len(), 1, "only the tool's manifest; no refused signature, no component: {stored:?}");
+}
+
+#[test]
+fn a_policy_names_keyless_signers_by_trusted_root_identity_and_issuer_and_says_what_is_missing() {
+    use toolcell_oci::signature::Signer;
+    use toolcell_runtime::Policy;
+    let dir = std::env::temp_dir().join(format!("toolcell-it-keyless-policy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("folder");
+    std::fs::write(dir.join("trusted_root.json"), include_bytes!("../../oci/tests/fixtures/keyless/trusted_root.json"))
+        .expect("root");
+    std::fs::write(dir.join("not_a_root.json"), b"{\"mediaType\": 7}").expect("not a root");
+    let digest = format!("sha256:{}", "0".repeat(64));
+    let text = format!(
+        "[signers.ci]\ntrusted_root = \"trusted_root.json\"\nidentity = \"signer@toolcell.test\"\nissuer = \"https://issuer.toolcell.test\"\n\
+         [signers.release]\ntrusted_root = \"trusted_root.json\"\nidentity = \"release@toolcell.test\"\nissuer = \"https://issuer.toolcell.test\"\n\
+         [tools.echo]\nsource = \"oci://127.0.0.1:5000/tools/echo@{digest}\"\nsigned_by = [\"ci\", \"release\"]\n"
+    );
+    let policy = Policy::parse(&text, &dir).expect("a keyless policy");
+    let registry = policy.registry();
+    let signers = registry.signers_for("echo", &registry.tools["echo"]).expect("signers").expect("signed");
+    let identities: Vec<_> = signers
+        .iter()
+        .map(|signer| match signer {
+            Signer::Identity(identity) => identity,
+            other => panic!("a key: {other:?}"),
+        })
+        .collect();
+    assert_eq!(identities[0].identity, "signer@toolcell.test");
+    assert_eq!(identities[0].issuer, "https://issuer.toolcell.test");
+    assert!(std::sync::Arc::ptr_eq(&identities[0].root, &identities[1].root), "one root read once");
+
+    let problems = Policy::parse(
+        "[signers.a]\ntrusted_root = \"trusted_root.json\"\nissuer = \"https://issuer.toolcell.test\"\n\
+         [signers.b]\ntrusted_root = \"trusted_root.json\"\nidentity = \"x\"\nissuer = \"y\"\nsubject = \"z\"\n\
+         [signers.c]\ntrusted_root = \"missing.json\"\nidentity = \"x\"\nissuer = \"y\"\n\
+         [signers.d]\ntrusted_root = \"not_a_root.json\"\nidentity = \"x\"\nissuer = \"y\"\n\
+         [signers.e]\nkey = \"k.pub\"\nidentity = \"x\"\n",
+        &dir,
+    )
+    .expect_err("five bad signers");
+    let said = problems.join("\n");
+    for expected in [
+        "[signers.a] needs `identity`",
+        "[signers.b]: unknown key `subject`",
+        "[signers.c] trusted_root:",
+        "[signers.d] trusted_root:",
+        "not a Sigstore trusted root",
+        "[signers.e]: unknown key `identity`",
+    ] {
+        assert!(said.contains(expected), "{expected:?} in {said}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[tokio::test]
+async fn an_embedder_takes_a_tool_from_a_registry_in_code_signed_by_its_key_or_not_at_all() {
+    let registry = LocalRegistry::start("in-code");
+    let echo = std::fs::read(toolcell_tests::ECHO).expect("echo guest");
+    let (key, _) = SigningKey::generate();
+    let published =
+        push(&RegistryClient::default(), &reference(&registry, "tools/echo:1.0"), component(&echo), Some(&key))
+            .await
+            .expect("push");
+    let by_digest = published.reference.clone();
+    let build = |trust: Trust, store: &str| {
+        toolcell_runtime::Runtime::builder()
+            .registry_store(registry.dir().join(store))
+            .registry_tool("echo", by_digest.clone(), trust)
+            .build()
+    };
+
+    let runtime = build(keys(&key, "release"), "store-a").await.expect("runtime");
+    assert!(runtime.diagnostics().is_empty(), "{:?}", runtime.diagnostics());
+    let output = runtime
+        .call(toolcell_runtime::ToolCall::new("1", "echo", serde_json::json!({"text": "in code", "count": 1})))
+        .await;
+    assert!(!output.is_error && output.content.contains("in code"), "{output:?}");
+
+    let (stranger, _) = SigningKey::generate();
+    let runtime = build(keys(&stranger, "stranger"), "store-b").await.expect("runtime");
+    assert!(runtime.definition("echo").is_none());
+    let reason = &runtime.diagnostics()[0].reason;
+    assert!(reason.contains(&by_digest.to_string()) && reason.contains("must be signed by `stranger`"), "{reason}");
+
+    let runtime = build(Trust::Unsigned, "store-c").await.expect("runtime");
+    assert!(runtime.definition("echo").is_some(), "explicitly unsigned: {:?}", runtime.diagnostics());
 }

@@ -9,6 +9,7 @@ use toolcell_runtime::{CallError, LimitOverrides, Runtime, ToolCall, ToolOutput}
 
 use crate::EXIT_TOOL_ERROR;
 use crate::args::InvokeArgs;
+use crate::commands::registry;
 use crate::load::{Source, load_one};
 use crate::print::print_json;
 
@@ -43,6 +44,14 @@ pub(crate) async fn invoke(source: Source<'_>, args: InvokeArgs) -> anyhow::Resu
 
     // An unknown name is not a usage error here: the output shows what a model would get.
     let source = Source { call_memory_bytes: args.memory, denials: args.denials.as_deref(), ..source };
+    let pulled = match args.tool.starts_with("oci://") {
+        true => Some(
+            registry::pull_component(source.registry_store, source.tools_dir, &args.tool, &args.trust, &args.registry)
+                .await?,
+        ),
+        false => None,
+    };
+    let source = Source { component: pulled.as_ref().map(|bytes| (args.tool.as_str(), bytes)), ..source };
     let (runtime, name) = load_one(source, &args.tool, &args.grants()).await?;
     let mut call = ToolCall::new(args.id, name.clone(), arguments).with_context(context).with_limits(limits);
     if let Some(parent) = args.traceparent {

@@ -9,13 +9,14 @@ use std::time::Instant;
 
 use anyhow::{Context as _, bail};
 use toolcell_oci::manifest::annotations;
-use toolcell_oci::signature::{PublicKey, SigningKey, Trust, Verified};
+use toolcell_oci::signature::{Identity, PublicKey, Signer, SigningKey, Trust, TrustRoot, Verified};
 use toolcell_oci::{
-    BlobStore, Component, Credentials, LOCK_FILE, Lockfile, OciReference, Puller, RegistryClient, RegistrySettings,
+    BlobStore, Component, Credentials, LOCK_FILE, Lockfile, OciReference, PullError, Pulled, Puller, RegistryClient,
+    RegistrySettings,
 };
 use toolcell_runtime::Runtime;
 
-use crate::args::{PullArgs, PushArgs, RegistryArgs};
+use crate::args::{PullArgs, PushArgs, RegistryArgs, TrustArgs};
 use crate::print::human_duration;
 
 /// The store pulled blobs are kept in: `oci/` in the cache folder.
@@ -88,58 +89,100 @@ async fn definition_of(cache: Option<&Path>, file: &Path) -> anyhow::Result<tool
     runtime.definitions().next().cloned().context("the file defines no tool")
 }
 
-pub(crate) async fn pull(store: Option<&Path>, tools_dir: Option<&Path>, args: PullArgs) -> anyhow::Result<ExitCode> {
-    let reference = parse_reference(&args.reference)?;
-    let trust = if args.unsigned {
-        Trust::Unsigned
-    } else if args.keys.is_empty() {
-        bail!(
-            "a tool from a registry must be signed: name the public key it must be signed by with --key FILE.pub, or take it unsigned with --unsigned"
-        );
-    } else {
-        Trust::Keys(args.keys.iter().map(|path| read_public_key(path)).collect::<anyhow::Result<_>>()?)
-    };
-    let lock_path = args.lock.clone().unwrap_or_else(|| tools_dir.unwrap_or(Path::new(".")).join(LOCK_FILE));
+/// A pull done, and its tag pinned.
+struct Done {
+    pulled: Pulled,
+    lock: Lockfile,
+    newly_pinned: bool,
+    elapsed: std::time::Duration,
+    store: PathBuf,
+}
+
+/// Pulls `reference` into the store, checked against `trust`, its tag pinned in the lockfile
+/// at `lock_path` (a pin moves only with `update`). `Ok(Err(…))`: the pull was refused.
+async fn pull_pinned(
+    store: Option<&Path>,
+    lock_path: PathBuf,
+    reference: &OciReference,
+    trust: &Trust,
+    registry: &RegistryArgs,
+    update: bool,
+) -> anyhow::Result<Result<Done, PullError>> {
     let mut lock = Lockfile::read(&lock_path)?;
-    let pinned = if args.update { None } else { lock.pinned(&reference) };
+    let pinned = if update { None } else { lock.pinned(reference) };
     let store = BlobStore::open(match store {
         Some(dir) => dir.to_owned(),
         None => store_dir(None)?,
     })?;
-    let puller = Puller::new(client(&args.registry, &reference), store);
+    let puller = Puller::new(client(registry, reference), store);
     let started = Instant::now();
-    let pulled = match puller.pull(&reference, pinned, &trust).await {
+    let pulled = match puller.pull(reference, pinned, trust).await {
         Ok(pulled) => pulled,
+        Err(err) => return Ok(Err(err)),
+    };
+    let elapsed = started.elapsed();
+    // A pin moves only when asked (--update), never because a registry answered otherwise.
+    let newly_pinned = reference.tag.is_some() && (pinned.is_none() || update) && lock.pin(reference, pulled.digest);
+    if newly_pinned {
+        lock.write()?;
+    }
+    Ok(Ok(Done { pulled, lock, newly_pinned, elapsed, store: puller.store().dir().to_owned() }))
+}
+
+/// The component at `text` (`oci://…`) for `invoke` or `serve`: pulled as `pull` pulls it
+/// (the tag pinned in the tools folder's toolcell.lock, else the current folder's), checked
+/// against `trust`, and said on stderr.
+pub(crate) async fn pull_component(
+    store: Option<&Path>,
+    tools_dir: Option<&Path>,
+    text: &str,
+    trust: &TrustArgs,
+    registry: &RegistryArgs,
+) -> anyhow::Result<bytes::Bytes> {
+    let reference = parse_reference(text)?;
+    let trust = trust_of(trust)?;
+    let lock_path = tools_dir.unwrap_or(Path::new(".")).join(LOCK_FILE);
+    let done = pull_pinned(store, lock_path, &reference, &trust, registry, false).await?.map_err(anyhow::Error::new)?;
+    eprintln!(
+        "pulled {} in {}, {}",
+        done.pulled.reference,
+        human_duration(done.elapsed),
+        match &done.pulled.verified {
+            Verified::Unsigned => "unsigned, as --unsigned allows".to_owned(),
+            verified => format!("signed by {}", verified.signer()),
+        }
+    );
+    Ok(done.pulled.component)
+}
+
+pub(crate) async fn pull(store: Option<&Path>, tools_dir: Option<&Path>, args: PullArgs) -> anyhow::Result<ExitCode> {
+    let reference = parse_reference(&args.reference)?;
+    let trust = trust_of(&args.trust)?;
+    let lock_path = args.lock.clone().unwrap_or_else(|| tools_dir.unwrap_or(Path::new(".")).join(LOCK_FILE));
+    let done = match pull_pinned(store, lock_path, &reference, &trust, &args.registry, args.update).await? {
+        Ok(done) => done,
         Err(err) => {
             eprintln!("error: {err}");
             return Ok(ExitCode::FAILURE);
         }
     };
-    let elapsed = started.elapsed();
+    let Done { pulled, lock, newly_pinned, elapsed, store } = done;
     let digest = pulled.digest;
-    // A pin moves only when asked (--update), never because a registry answered otherwise.
-    let newly_pinned = reference.tag.is_some() && (pinned.is_none() || args.update) && lock.pin(&reference, digest);
-    if newly_pinned {
-        lock.write()?;
-    }
     if let Some(out) = &args.output {
         std::fs::write(out, &pulled.component).with_context(|| format!("cannot write {}", out.display()))?;
     }
     let layer = pulled.manifest.component_layer().map_err(anyhow::Error::msg)?;
-    let signer = match &pulled.verified {
-        Verified::Key { signer, signature } => format!("signed by `{signer}` (signature {signature})"),
-        Verified::Unsigned => "unsigned, as --unsigned allows".to_owned(),
-        _ => "checked".to_owned(),
+    let signer = match (&pulled.verified, pulled.verified.signature()) {
+        (Verified::Unsigned, _) => "unsigned, as --unsigned allows".to_owned(),
+        (verified, Some(signature)) => format!("signed by {} (signature {signature})", verified.signer()),
+        (verified, None) => format!("signed by {}", verified.signer()),
     };
     if args.json {
         let report = serde_json::json!({
             "reference": pulled.reference.to_string(),
             "digest": digest.to_string(),
             "component": { "digest": layer.digest.to_string(), "size": layer.size },
-            "verified": match &pulled.verified {
-                Verified::Key { signer, signature } => serde_json::json!({ "signer": signer, "signature": signature.to_string() }),
-                _ => serde_json::Value::Null,
-            },
+            "verified": verified_json(&pulled.verified),
             "from_store": pulled.from_store,
             "lockfile": lock.path(),
             "elapsed_ms": elapsed.as_secs_f64() * 1000.0,
@@ -152,7 +195,7 @@ pub(crate) async fn pull(store: Option<&Path>, tools_dir: Option<&Path>, args: P
     writeln!(out, "  component {} ({} bytes)", layer.digest, layer.size)?;
     writeln!(out, "  {signer}")?;
     let whence = if pulled.from_store { "the store (nothing fetched)" } else { "the registry" };
-    writeln!(out, "  from {whence} in {}; kept in {}", human_duration(elapsed), puller.store().dir().display())?;
+    writeln!(out, "  from {whence} in {}; kept in {}", human_duration(elapsed), store.display())?;
     if newly_pinned {
         writeln!(out, "  pinned in {}", lock.path().display())?;
     } else if reference.tag.is_some() {
@@ -204,6 +247,58 @@ fn write_new(path: &Path, bytes: &[u8], mode: u32, replace: bool) -> anyhow::Res
 fn read_signing_key(path: &Path) -> anyhow::Result<SigningKey> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the key {}", path.display()))?;
     SigningKey::from_pem(&text).map_err(|why| anyhow::anyhow!("the key {} cannot sign: {why}", path.display()))
+}
+
+/// Who a registry tool must be signed by: --key, --identity, or --unsigned.
+fn trust_of(args: &TrustArgs) -> anyhow::Result<Trust> {
+    if args.unsigned {
+        return Ok(Trust::Unsigned);
+    }
+    let mut signers: Vec<Signer> =
+        args.keys.iter().map(|path| read_public_key(path).map(Signer::Key)).collect::<anyhow::Result<_>>()?;
+    if let (Some(identity), Some(issuer), Some(root)) = (&args.identity, &args.issuer, &args.trusted_root) {
+        let root = read_trust_root(root)?;
+        signers.push(Signer::Identity(Identity {
+            name: identity.clone(),
+            identity: identity.clone(),
+            issuer: issuer.clone(),
+            root,
+        }));
+    }
+    if signers.is_empty() {
+        bail!(
+            "a tool from a registry must be signed: name the public key it must be signed by with --key FILE.pub, or the identity that signed it keyless with --identity ID --issuer URL --trusted-root trusted_root.json, or take it unsigned with --unsigned"
+        );
+    }
+    Ok(Trust::Signers(signers))
+}
+
+/// `pull --json`'s `verified`: who signed it, or null.
+fn verified_json(verified: &Verified) -> serde_json::Value {
+    match verified {
+        Verified::Key { signer, signature } => {
+            serde_json::json!({ "signer": signer, "signature": signature.to_string() })
+        }
+        Verified::Identity { signer, identity, issuer, logged_at, signature } => serde_json::json!({
+            "signer": signer,
+            "identity": identity,
+            "issuer": issuer,
+            "logged_at": logged_at,
+            "signature": signature.to_string(),
+        }),
+        _ => serde_json::Value::Null,
+    }
+}
+
+/// The largest trusted root read (the public-good instance's is about 10 KiB).
+const MAX_TRUST_ROOT_BYTES: u64 = 1 << 20;
+
+fn read_trust_root(path: &Path) -> anyhow::Result<std::sync::Arc<TrustRoot>> {
+    let bytes = toolcell_oci::read_operator_file(path, MAX_TRUST_ROOT_BYTES)
+        .map_err(|err| anyhow::anyhow!("cannot read the trusted root {}: {err}", path.display()))?;
+    let root = TrustRoot::from_json(path.display().to_string(), &bytes)
+        .map_err(|why| anyhow::anyhow!("the trusted root {} cannot be used: {why}", path.display()))?;
+    Ok(std::sync::Arc::new(root))
 }
 
 fn read_public_key(path: &Path) -> anyhow::Result<PublicKey> {

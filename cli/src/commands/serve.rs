@@ -11,6 +11,7 @@ use toolcell_runtime::policy::MissingGrant;
 use toolcell_runtime::{Runtime, RuntimeBuilder};
 
 use crate::args::{ServeArgs, Transport};
+use crate::commands::registry;
 use crate::load::{Source, builder, warn_diagnostics};
 
 pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result<ExitCode> {
@@ -23,6 +24,14 @@ pub(crate) async fn serve(source: Source<'_>, args: ServeArgs) -> anyhow::Result
     let mut policy = source.policy.clone();
     policy.merge(args.policy());
     let mut builder = builder(Source { policy: &policy, denials: args.denials.as_deref(), ..source }, None, None);
+    // Registry tools named on the command line are pulled once, before anything is served;
+    // a reload keeps them.
+    for reference in &args.oci_tools {
+        let bytes =
+            registry::pull_component(source.registry_store, source.tools_dir, reference, &args.trust, &args.registry)
+                .await?;
+        builder = builder.component_bytes(reference.clone(), bytes);
+    }
     if let Some(calls) = args.max_queued_calls {
         builder = builder.max_queued_calls(calls);
     }

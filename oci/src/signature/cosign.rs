@@ -63,7 +63,7 @@ pub fn sign(key: &SigningKey, repository: &str, digest: &Digest) -> (Manifest, V
 /// Which of `keys` signed `subject` in the layers of a classic signature manifest; else why
 /// none did.
 pub fn verify<'k>(
-    keys: &'k [PublicKey],
+    keys: &[&'k PublicKey],
     subject: &Digest,
     layers: &[(Descriptor, bytes::Bytes)],
 ) -> Result<&'k PublicKey, String> {
@@ -77,7 +77,7 @@ pub fn verify<'k>(
 /// Which of `keys` signed one simple signing `payload` (its signature in `layer`'s annotation)
 /// naming `subject`.
 fn verify_one<'k>(
-    keys: &'k [PublicKey],
+    keys: &[&'k PublicKey],
     subject: &Digest,
     layer: &Descriptor,
     payload: &[u8],
@@ -90,6 +90,7 @@ fn verify_one<'k>(
     let key = keys
         .iter()
         .find(|key| key.verifies(payload, &signature))
+        .copied()
         .ok_or_else(|| "a signature by a key not trusted for it".to_owned())?;
     match signed_digest(payload) {
         Ok(signed) if signed == *subject => Ok(key),
@@ -122,19 +123,20 @@ mod tests {
     #[test]
     fn a_classic_signature_verifies_only_for_its_digest_and_its_key() {
         let (key, _) = SigningKey::generate();
-        let public = vec![key.public_key()];
+        let public_key = key.public_key();
+        let public = vec![&public_key];
         let digest = Digest::of(b"manifest");
         let (manifest, signed) = sign(&key, "127.0.0.1:5000/tools/echo", &digest);
         assert_eq!(manifest.layers.len(), 1);
         let layers = blobs(signed);
-        assert_eq!(verify(&public, &digest, &layers).expect("signed"), &public[0]);
+        assert_eq!(verify(&public, &digest, &layers).expect("signed"), &public_key);
 
         let other = Digest::of(b"another manifest");
         let err = verify(&public, &other, &layers).expect_err("another digest");
         assert!(err.contains("of another manifest"), "{err}");
 
         let (stranger, _) = SigningKey::generate();
-        let err = verify(&[stranger.public_key()], &digest, &layers).expect_err("another key");
+        let err = verify(&[&stranger.public_key()], &digest, &layers).expect_err("another key");
         assert!(err.contains("not trusted"), "{err}");
 
         // A payload changed after signing (say, to point at another digest) fails its signature.

@@ -57,9 +57,9 @@ pub(super) async fn pull_all(policy: &Policy, loading: &RegistryLoading, only: O
         if only.is_some_and(|only| !only.contains(name)) {
             continue;
         }
-        let trust = match registry.keys_for(name, tool) {
+        let trust = match registry.signers_for(name, tool) {
             Ok(None) => Trust::Unsigned,
-            Ok(Some(keys)) => Trust::Keys(keys),
+            Ok(Some(signers)) => Trust::Signers(signers),
             Err(why) => {
                 pulled.push(PulledTool {
                     name: name.clone(),

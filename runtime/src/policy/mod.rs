@@ -475,6 +475,19 @@ impl Policy {
         &self.registry
     }
 
+    /// Takes the tool `tool` from a registry, as `source = "oci://…"` in its table does: its
+    /// component must define `tool` and be signed as `trust` says (by any one of its signers,
+    /// or, explicitly, unsigned). A tag is pinned in `lockfile` the first time.
+    pub fn take_from_registry(
+        &mut self,
+        tool: impl Into<String>,
+        reference: toolcell_oci::OciReference,
+        trust: toolcell_oci::signature::Trust,
+        lockfile: impl Into<PathBuf>,
+    ) {
+        self.registry.take(tool.into(), reference, trust, lockfile.into());
+    }
+
     /// The assertions the policy makes about itself (`assertions = ['deny write "/home/**"']`),
     /// which [`Self::check`] proves.
     pub fn assertions(&self) -> &[Assertion] {

@@ -1,15 +1,20 @@
 //! Tools from OCI registries, as a policy names them: `source = "oci://…"` in a tool's table,
-//! the keys it must be signed by (`[signers.NAME]`, `signed_by`), or, explicitly,
+//! who it must be signed by (`[signers.NAME]`: a key, or a keyless identity under a trusted
+//! root; `signed_by`), or, explicitly,
 //! `unsigned = true`; and `[registries."HOST:PORT"]` for registries spoken to over plain HTTP.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use toolcell_oci::signature::PublicKey;
+use std::sync::Arc;
+
+use toolcell_oci::signature::{self, Identity, PublicKey, TrustRoot};
 use toolcell_oci::{LOCK_FILE, OciReference};
 
 /// The largest public key file read.
 const MAX_KEY_BYTES: u64 = 64 << 10;
+/// The largest trusted root read (the public-good instance's is about 10 KiB).
+const MAX_TRUST_ROOT_BYTES: u64 = 1 << 20;
 
 /// The registry tools, signers and registry settings of a policy.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -17,7 +22,7 @@ const MAX_KEY_BYTES: u64 = 64 << 10;
 pub struct RegistryPolicy {
     /// Tools to pull, by the name the policy gives them.
     pub tools: BTreeMap<String, RegistryTool>,
-    /// Keys tools may be signed by, by name (`[signers.NAME]`).
+    /// Who tools may be signed by, by name (`[signers.NAME]`).
     pub signers: BTreeMap<String, Signer>,
     /// Registries (`host:port`) spoken to over plain HTTP besides loopback ones.
     pub plain_http: BTreeSet<String>,
@@ -37,13 +42,13 @@ pub struct RegistryTool {
     pub lockfile: PathBuf,
 }
 
-/// A key tools may be signed by.
+/// Someone tools may be signed by.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Signer {
-    /// The public key.
-    pub key: PublicKey,
-    /// The file it was read from.
+    /// A key, or a keyless identity.
+    pub signer: signature::Signer,
+    /// The file it was read from: the key, or the trusted root.
     pub file: PathBuf,
 }
 
@@ -53,15 +58,37 @@ impl RegistryPolicy {
         self.tools.is_empty()
     }
 
+    /// `tool` from `reference`, signed as `trust` says: its signers are kept under names of
+    /// their own (`TOOL/NAME`), which no policy file can write.
+    pub(crate) fn take(&mut self, tool: String, reference: OciReference, trust: signature::Trust, lockfile: PathBuf) {
+        let signed_by = match trust {
+            signature::Trust::Unsigned => None,
+            signature::Trust::Signers(signers) => Some(
+                signers
+                    .into_iter()
+                    .map(|signer| {
+                        let name = format!("{tool}/{}", signer.name());
+                        self.signers.insert(name.clone(), Signer { signer, file: PathBuf::new() });
+                        name
+                    })
+                    .collect(),
+            ),
+            // A kind of trust this version does not know: no signer, so refused.
+            _ => Some(Vec::new()),
+        };
+        let unsigned = signed_by.is_none();
+        self.tools.insert(tool, RegistryTool { reference, signed_by, unsigned, lockfile });
+    }
+
     pub(crate) fn merge(&mut self, other: RegistryPolicy) {
         self.tools.extend(other.tools);
         self.signers.extend(other.signers);
         self.plain_http.extend(other.plain_http);
     }
 
-    /// The keys `tool` must be signed by, or why none can be named: `Ok(None)` when it is taken
+    /// Who `tool` must be signed by, or why no one can be named: `Ok(None)` when it is taken
     /// unsigned.
-    pub fn keys_for(&self, name: &str, tool: &RegistryTool) -> Result<Option<Vec<PublicKey>>, String> {
+    pub fn signers_for(&self, name: &str, tool: &RegistryTool) -> Result<Option<Vec<signature::Signer>>, String> {
         if tool.unsigned {
             return Ok(None);
         }
@@ -78,7 +105,7 @@ impl RegistryPolicy {
         names
             .into_iter()
             .map(|signer| {
-                self.signers.get(signer).map(|s| s.key.clone()).ok_or_else(|| {
+                self.signers.get(signer).map(|s| s.signer.clone()).ok_or_else(|| {
                     format!("[tools.{name}] signed_by names `{signer}`, which no [signers.{signer}] table defines")
                 })
             })
@@ -143,44 +170,102 @@ pub(super) fn take_tool(
     Some(RegistryTool { reference, signed_by, unsigned, lockfile: base.join(LOCK_FILE) })
 }
 
-/// Reads `[signers.NAME]` tables: `key = "FILE.pub"`, relative to the policy file's folder.
+/// Reads `[signers.NAME]` tables: `key = "FILE.pub"`, or `trusted_root = "FILE.json"` with
+/// `identity` and `issuer` (keyless); files relative to the policy file's folder.
 pub(super) fn parse_signers(value: &toml::Value, base: &Path, problems: &mut Vec<String>) -> BTreeMap<String, Signer> {
     let mut signers = BTreeMap::new();
     let Some(table) = value.as_table() else {
-        problems.push("`signers` must be a table of `[signers.NAME]` tables with a `key`".to_owned());
+        problems.push(
+            "`signers` must be a table of `[signers.NAME]` tables, each with a `key` or a `trusted_root`".to_owned(),
+        );
         return signers;
     };
+    // One trusted root read once, however many identities name it.
+    let mut roots: BTreeMap<PathBuf, Arc<TrustRoot>> = BTreeMap::new();
     for (name, value) in table {
         let at = format!("[signers.{name}]");
         let Some(entry) = value.as_table() else {
-            problems.push(format!("{at} must be a table with `key = \"FILE.pub\"`"));
-            continue;
-        };
-        for key in entry.keys().filter(|key| *key != "key") {
             problems.push(format!(
-                "{at}: unknown key `{key}`; a signer has `key = \"FILE.pub\"` (an ECDSA P-256 public key, PEM)"
+                "{at} must be a table with `key = \"FILE.pub\"`, or `trusted_root`, `identity` and `issuer`"
             ));
-        }
-        let Some(path) = entry.get("key").and_then(toml::Value::as_str) else {
-            problems
-                .push(format!("{at} key must be the path of a public key file (PEM), such as \"keys/release.pub\""));
             continue;
         };
-        let file = base.join(path);
-        let read = toolcell_oci::read_operator_file(&file, MAX_KEY_BYTES)
-            .map_err(|err| format!("{at} key: {} cannot be read: {err}", file.display()))
-            .and_then(|bytes| {
-                let text = String::from_utf8_lossy(&bytes);
-                PublicKey::from_pem(name.clone(), &text).map_err(|why| format!("{at} key: {}: {why}", file.display()))
-            });
+        let read = if entry.contains_key("key") {
+            key_signer(name, entry, base, &at)
+        } else {
+            identity_signer(name, entry, base, &at, &mut roots)
+        };
         match read {
-            Ok(key) => {
-                signers.insert(name.clone(), Signer { key, file });
+            Ok(signer) => {
+                signers.insert(name.clone(), signer);
             }
             Err(problem) => problems.push(problem),
         }
     }
     signers
+}
+
+/// `[signers.NAME] key = "FILE.pub"`.
+fn key_signer(name: &str, entry: &toml::Table, base: &Path, at: &str) -> Result<Signer, String> {
+    if let Some(other) = entry.keys().find(|key| *key != "key") {
+        return Err(format!(
+            "{at}: unknown key `{other}`; a key signer has only `key = \"FILE.pub\"` (an ECDSA P-256 public key, PEM)"
+        ));
+    }
+    let Some(path) = entry.get("key").and_then(toml::Value::as_str) else {
+        return Err(format!("{at} key must be the path of a public key file (PEM), such as \"keys/release.pub\""));
+    };
+    let file = base.join(path);
+    let bytes = toolcell_oci::read_operator_file(&file, MAX_KEY_BYTES)
+        .map_err(|err| format!("{at} key: {} cannot be read: {err}", file.display()))?;
+    let key = PublicKey::from_pem(name, &String::from_utf8_lossy(&bytes))
+        .map_err(|why| format!("{at} key: {}: {why}", file.display()))?;
+    Ok(Signer { signer: signature::Signer::Key(key), file })
+}
+
+/// `[signers.NAME] trusted_root = "FILE.json", identity = "…", issuer = "…"`.
+fn identity_signer(
+    name: &str,
+    entry: &toml::Table,
+    base: &Path,
+    at: &str,
+    roots: &mut BTreeMap<PathBuf, Arc<TrustRoot>>,
+) -> Result<Signer, String> {
+    const KEYS: [&str; 3] = ["trusted_root", "identity", "issuer"];
+    if let Some(other) = entry.keys().find(|key| !KEYS.contains(&key.as_str())) {
+        return Err(format!(
+            "{at}: unknown key `{other}`; a signer has `key = \"FILE.pub\"`, or (keyless) `trusted_root = \"trusted_root.json\"`, `identity` and `issuer`"
+        ));
+    }
+    let text = |key: &str, example: &str| {
+        entry
+            .get(key)
+            .and_then(toml::Value::as_str)
+            .filter(|value| !value.is_empty())
+            .ok_or_else(|| format!("{at} needs `{key}` ({example}), or `key = \"FILE.pub\"` for a key signer"))
+    };
+    let path =
+        text("trusted_root", "the Sigstore trusted_root.json its certificates and log entries are checked against")?;
+    let identity = text("identity", "the certificate's identity, exactly: an email address or a workflow's URI")?;
+    let issuer = text(
+        "issuer",
+        "the OIDC issuer that vouched for it, exactly, e.g. \"https://token.actions.githubusercontent.com\"",
+    )?;
+    let file = base.join(path);
+    let root = match roots.get(&file) {
+        Some(root) => Arc::clone(root),
+        None => {
+            let bytes = toolcell_oci::read_operator_file(&file, MAX_TRUST_ROOT_BYTES)
+                .map_err(|err| format!("{at} trusted_root: {} cannot be read: {err}", file.display()))?;
+            let root = TrustRoot::from_json(path, &bytes)
+                .map_err(|why| format!("{at} trusted_root: {}: {why}", file.display()))?;
+            let root = Arc::new(root);
+            roots.insert(file.clone(), Arc::clone(&root));
+            root
+        }
+    };
+    let identity = Identity { name: name.to_owned(), identity: identity.to_owned(), issuer: issuer.to_owned(), root };
+    Ok(Signer { signer: signature::Signer::Identity(identity), file })
 }
 
 /// Reads `[registries."HOST:PORT"]` tables: `plain_http = true`.
@@ -280,8 +365,8 @@ mod tests {
         let registry = policy.registry();
         let names = |tool: &str| {
             registry
-                .keys_for(tool, &registry.tools[tool])
-                .map(|keys| keys.map(|k| k.into_iter().map(|k| k.name).collect::<Vec<_>>()))
+                .signers_for(tool, &registry.tools[tool])
+                .map(|signers| signers.map(|s| s.iter().map(|s| s.name().to_owned()).collect::<Vec<_>>()))
         };
         assert_eq!(names("any"), Ok(Some(vec!["a".to_owned(), "b".to_owned()])));
         assert_eq!(names("only_b"), Ok(Some(vec!["b".to_owned()])));
