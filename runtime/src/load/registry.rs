@@ -105,8 +105,10 @@ async fn pull_one(puller: &Puller, name: &str, tool: &RegistryTool, trust: &Trus
         Ok(pulled) => pulled,
         Err(err) => return failed(err.to_string()),
     };
+    // A reference that names its digest resolves nothing: there is nothing to pin.
     if let Some(digest) = pulled.reference.digest
         && tool.reference.tag.is_some()
+        && tool.reference.digest.is_none()
         && pinned.is_none()
         && lock.pin(&tool.reference, digest)
         && let Err(err) = lock.write()
