@@ -290,14 +290,9 @@ fn verified_json(verified: &Verified) -> serde_json::Value {
     }
 }
 
-/// The largest trusted root read (the public-good instance's is about 10 KiB).
-const MAX_TRUST_ROOT_BYTES: u64 = 1 << 20;
-
 fn read_trust_root(path: &Path) -> anyhow::Result<std::sync::Arc<TrustRoot>> {
-    let bytes = toolcell_oci::read_operator_file(path, MAX_TRUST_ROOT_BYTES)
-        .map_err(|err| anyhow::anyhow!("cannot read the trusted root {}: {err}", path.display()))?;
-    let root = TrustRoot::from_json(path.display().to_string(), &bytes)
-        .map_err(|why| anyhow::anyhow!("the trusted root {} cannot be used: {why}", path.display()))?;
+    let root = TrustRoot::from_file(path.display().to_string(), path)
+        .map_err(|why| anyhow::anyhow!("the trusted root cannot be used: {why}"))?;
     Ok(std::sync::Arc::new(root))
 }
 

@@ -375,15 +375,34 @@ fn has_std(libdir: &Path) -> bool {
 
 /// Where the guests are built: `TOOLCELL_GUEST_TARGET_DIR` if set, so that the build of
 /// another workspace (the fuzz targets') reuses the guests the main build compiled; else
-/// `<outer target dir>/wasm-guests`, the outer target dir being the nearest ancestor of
-/// `OUT_DIR` that cargo marked with `CACHEDIR.TAG`.
+/// `<outer target dir>/wasm-guests`, shared by every profile and configuration of the outer
+/// build (`check`, `test`, features), so each guest is compiled once.
 fn guest_target_dir(out_dir: &Path) -> PathBuf {
     println!("cargo:rerun-if-env-changed={GUEST_TARGET_DIR_VAR}");
     if let Some(dir) = env::var_os(GUEST_TARGET_DIR_VAR).filter(|dir| !dir.is_empty()) {
         return PathBuf::from(dir);
     }
-    let outer = out_dir.ancestors().find(|dir| dir.join("CACHEDIR.TAG").is_file()).unwrap_or(out_dir);
-    outer.join("wasm-guests")
+    let triple = env::var("TARGET").unwrap_or_default();
+    outer_target_dir(out_dir, &triple).unwrap_or(out_dir).join("wasm-guests")
+}
+
+/// The outer build's target dir, from a build script's `OUT_DIR`
+/// (`<target>[/<triple>]/<profile>/build/<package>-<hash>/out`): the nearest ancestor cargo
+/// marked with `CACHEDIR.TAG`, else the folder above `<profile>/build`. (Cargo writes the tag
+/// only into a target dir it created: one made beforehand, by a CI script say, has none, and
+/// each configuration then built every guest again in its own `OUT_DIR`.)
+fn outer_target_dir<'a>(out_dir: &'a Path, triple: &str) -> Option<&'a Path> {
+    if let Some(tagged) = out_dir.ancestors().find(|dir| dir.join("CACHEDIR.TAG").is_file()) {
+        return Some(tagged);
+    }
+    let build = out_dir.ancestors().find(|dir| dir.file_name().is_some_and(|name| name == "build"))?;
+    let above_profile = build.parent()?.parent()?;
+    // With `--target TRIPLE`, `<profile>` sits in a folder named for the triple (`TARGET`).
+    if !triple.is_empty() && above_profile.file_name().is_some_and(|name| name == triple) {
+        above_profile.parent()
+    } else {
+        Some(above_profile)
+    }
 }
 
 fn workspace_root(manifest_dir: &Path) -> PathBuf {
@@ -406,4 +425,25 @@ fn dep_info_sources(dep_info: &Path, workspace_root: &Path) -> Vec<PathBuf> {
     }
     sources.push(current);
     sources.into_iter().filter(|s| !s.is_empty()).map(PathBuf::from).filter(|p| p.starts_with(workspace_root)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_outer_target_dir_is_found_with_or_without_its_cachedir_tag() {
+        let root = std::env::temp_dir().join(format!("toolcell-guest-build-outer-{}", std::process::id()));
+        let target = root.join("target");
+        let out = target.join("debug/build/toolcell-tools-0123/out");
+        let cross = target.join("x86_64-unknown-linux-gnu/release/build/toolcell-tools-0123/out");
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::create_dir_all(&cross).unwrap();
+        let host = "x86_64-unknown-linux-gnu";
+        assert_eq!(outer_target_dir(&out, host), Some(target.as_path()), "no tag: by the layout");
+        assert_eq!(outer_target_dir(&cross, host), Some(target.as_path()), "no tag, cross: by the layout");
+        std::fs::write(target.join("CACHEDIR.TAG"), "Signature: 8a477f597d28d172789f06886806bc55").unwrap();
+        assert_eq!(outer_target_dir(&out, host), Some(target.as_path()), "tagged");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }

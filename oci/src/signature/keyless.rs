@@ -38,7 +38,21 @@ impl PartialEq for TrustRoot {
 
 impl Eq for TrustRoot {}
 
+/// The largest trusted root read (the public-good instance's is about 10 KiB).
+pub const MAX_TRUST_ROOT_BYTES: u64 = 1 << 20;
+
 impl TrustRoot {
+    /// The trust root in the file `path` (at most [`MAX_TRUST_ROOT_BYTES`], a regular file
+    /// or a symlink to one), named `name`.
+    ///
+    /// # Errors
+    /// When it cannot be read, or is not a usable trusted root: what is wrong, in words.
+    pub fn from_file(name: impl Into<String>, path: &std::path::Path) -> Result<Self, String> {
+        let bytes = crate::files::read_operator_file(path, MAX_TRUST_ROOT_BYTES)
+            .map_err(|err| format!("{} cannot be read: {err}", path.display()))?;
+        Self::from_json(name, &bytes).map_err(|why| format!("{}: {why}", path.display()))
+    }
+
     /// The trust root in `json`, named `name`.
     ///
     /// # Errors

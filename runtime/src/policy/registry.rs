@@ -13,8 +13,6 @@ use toolcell_oci::{LOCK_FILE, OciReference};
 
 /// The largest public key file read.
 const MAX_KEY_BYTES: u64 = 64 << 10;
-/// The largest trusted root read (the public-good instance's is about 10 KiB).
-const MAX_TRUST_ROOT_BYTES: u64 = 1 << 20;
 
 /// The registry tools, signers and registry settings of a policy.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -255,10 +253,7 @@ fn identity_signer(
     let root = match roots.get(&file) {
         Some(root) => Arc::clone(root),
         None => {
-            let bytes = toolcell_oci::read_operator_file(&file, MAX_TRUST_ROOT_BYTES)
-                .map_err(|err| format!("{at} trusted_root: {} cannot be read: {err}", file.display()))?;
-            let root = TrustRoot::from_json(path, &bytes)
-                .map_err(|why| format!("{at} trusted_root: {}: {why}", file.display()))?;
+            let root = TrustRoot::from_file(path, &file).map_err(|why| format!("{at} trusted_root: {why}"))?;
             let root = Arc::new(root);
             roots.insert(file.clone(), Arc::clone(&root));
             root
