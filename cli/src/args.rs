@@ -101,7 +101,8 @@ pub(crate) enum Command {
         allowed_callers: bool,
     },
     /// Call a tool and print its output as JSON. Exit code 0 when the call succeeded, 1 when
-    /// it failed (the output says why), 2 for a usage error.
+    /// it failed (the output says why), 2 for a usage error or a tool that cannot be loaded
+    /// (an `oci://` one that cannot be pulled or is refused among them).
     Invoke(Box<InvokeArgs>),
     /// Run a call recorded with `invoke --record FILE` again, answering every clock reading,
     /// random byte and nested call from the record, and say whether it gave the same result
@@ -640,10 +641,11 @@ pub(crate) struct TrustArgs {
     pub(crate) keys: Vec<PathBuf>,
     /// Or signed keyless by this certificate identity (an email address, or a CI workflow's
     /// URI), exactly; with --issuer and --trusted-root.
-    #[arg(long, value_name = "IDENTITY", requires_all = ["issuer", "trusted_root"])]
+    #[arg(long, value_name = "IDENTITY", requires_all = ["issuer", "trusted_root"],
+          value_parser = clap::builder::NonEmptyStringValueParser::new())]
     pub(crate) identity: Option<String>,
     /// The OIDC issuer that vouched for --identity, exactly (e.g. https://token.actions.githubusercontent.com).
-    #[arg(long, value_name = "URL", requires = "identity")]
+    #[arg(long, value_name = "URL", requires = "identity", value_parser = clap::builder::NonEmptyStringValueParser::new())]
     pub(crate) issuer: Option<String>,
     /// The Sigstore trust root (trusted_root.json: its CAs and logs) --identity's certificate
     /// and log entry are checked against, offline.

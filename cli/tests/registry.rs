@@ -190,6 +190,11 @@ fn an_oci_tool_is_invoked_and_served_straight_from_the_registry_only_when_signed
     assert!(text(&called.stderr).contains("signed by `release`"), "{}", text(&called.stderr));
     assert!(std::fs::read_to_string(dir.join("toolcell.lock")).unwrap().contains(&reference), "pinned as pull pins");
 
+    // An empty identity or issuer (an unset variable in a script) is a usage error, not a wildcard.
+    let empty = invoke(&["--identity", "", "--issuer", "https://issuer.example", "--trusted-root", "root.json"]);
+    assert_eq!(empty.status.code(), Some(2), "{}", text(&empty.stderr));
+    assert!(text(&empty.stderr).contains("--identity"), "{}", text(&empty.stderr));
+
     let unsaid = invoke(&[]);
     assert!(!unsaid.status.success() && text(&unsaid.stderr).contains("--key FILE.pub"), "{}", text(&unsaid.stderr));
     let other = invoke(&["--key", "other.pub"]);

@@ -84,9 +84,13 @@ fn may_change_tools(event: &Event) -> bool {
     event.need_rescan() || changes_content && event.paths.iter().any(|path| concerns_tools(path))
 }
 
-/// A component or the policy file of a tools folder.
+/// A component, the policy file, or a file its registry tools are checked with (a signer's
+/// key, a trusted root, the lockfile) in a tools folder: a trusted root replaced to withdraw
+/// trust in a CA must unload what that CA vouched for.
 fn concerns_tools(path: &Path) -> bool {
-    path.extension().is_some_and(|ext| ext == "wasm") || path.file_name().is_some_and(|name| name == POLICY_FILE)
+    let signers = ["pub", "pem", "json", "lock"];
+    path.extension().is_some_and(|ext| ext == "wasm" || signers.iter().any(|signer| ext == *signer))
+        || path.file_name().is_some_and(|name| name == POLICY_FILE)
 }
 
 /// Reloads, and returns the error that kept the previous version serving, if any: the same
@@ -153,5 +157,16 @@ mod tests {
         }
         let lost = Event::new(EventKind::Other).set_flag(notify::event::Flag::Rescan);
         assert!(may_change_tools(&lost), "events were lost: read the folder again");
+    }
+
+    #[test]
+    fn a_signer_file_or_the_lockfile_replaced_starts_a_reload_and_other_files_do_not() {
+        let written = EventKind::Modify(ModifyKind::Data(DataChange::Any));
+        for file in ["trusted_root.json", "release.pub", "ci.pem", "toolcell.lock", "toolcell.toml", "echo.wasm"] {
+            assert!(may_change_tools(&event(written, file)), "{file}");
+        }
+        for file in ["notes.txt", "denials.jsonl", ".echo.wasm.swp"] {
+            assert!(!may_change_tools(&event(written, file)), "{file}");
+        }
     }
 }

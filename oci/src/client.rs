@@ -721,7 +721,7 @@ fn registry_words(body: &[u8]) -> String {
         .map(|e| {
             let text =
                 format!("{} {}", e.code.as_deref().unwrap_or_default(), e.message.as_deref().unwrap_or_default());
-            text.trim().chars().filter(|c| !c.is_control()).take(200).collect()
+            crate::text::shown(text.trim(), 200)
         })
         .collect();
     if words.is_empty() { String::new() } else { format!(": {}", words.join("; ")) }

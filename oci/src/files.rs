@@ -38,6 +38,16 @@ pub(crate) fn read_regular(path: &Path, max: u64, links: Links) -> std::io::Resu
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(err) => return Err(err),
     };
+    // The kernel's files look regular, and say what no diagnostic should quote
+    // (`/proc/self/environ`): a policy, key or lockfile linked to one is refused.
+    if let Ok(real) = std::fs::canonicalize(path)
+        && (real.starts_with("/proc") || real.starts_with("/sys"))
+    {
+        return Err(std::io::Error::other(format!(
+            "it is {}, a file of the kernel's, not one of yours",
+            real.display()
+        )));
+    }
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(std::io::Error::other("it is not a regular file"));

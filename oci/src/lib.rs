@@ -18,6 +18,7 @@ mod push;
 mod reference;
 pub mod signature;
 mod store;
+mod text;
 pub mod transport;
 
 pub use self::client::{

@@ -78,7 +78,12 @@ impl Lockfile {
             Err(err) => return Err(io(err)),
         };
         let text = String::from_utf8(bytes).map_err(|_| invalid("it is not UTF-8 text".to_owned()))?;
-        let file: File = toml::from_str(&text).map_err(|err| invalid(err.to_string()))?;
+        // Where, and what is wrong, but not the line itself: a lockfile is written by toolcell,
+        // and a file linked in its place should not be quoted into a log.
+        let file: File = toml::from_str(&text).map_err(|err| {
+            let line = err.span().map_or(0, |span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+            invalid(format!("it is not a lockfile (line {line}: {})", err.message().trim_end()))
+        })?;
         if file.version != 1 {
             return Err(invalid(format!("its version is {}; this toolcell reads version 1", file.version)));
         }
@@ -190,6 +195,23 @@ mod tests {
         }
         std::fs::write(&path, vec![b'#'; (MAX_LOCK_BYTES + 1) as usize]).expect("write");
         assert!(Lockfile::read(&path).expect_err("huge").to_string().contains("more than"));
+        // Not quoted: what a file linked in its place says.
+        std::fs::write(
+            &path,
+            "version = 1
+SECRET_TOKEN=hunter2
+",
+        )
+        .expect("write");
+        let err = Lockfile::read(&path).expect_err("not TOML").to_string();
+        assert!(err.contains("line 2") && !err.contains("hunter2"), "{err}");
+        #[cfg(target_os = "linux")]
+        {
+            std::fs::remove_file(&path).expect("remove");
+            std::os::unix::fs::symlink("/proc/self/environ", &path).expect("symlink");
+            let err = Lockfile::read(&path).expect_err("the environment").to_string();
+            assert!(err.contains("a file of the kernel's") && !err.contains("PATH="), "{err}");
+        }
         let _ = std::fs::remove_dir_all(dir);
     }
 }

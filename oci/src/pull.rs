@@ -12,6 +12,9 @@ use crate::reference::OciReference;
 use crate::signature::{SignatureArtifact, Trust, Verified, bundle, cosign};
 use crate::store::{BlobStore, StoreError};
 
+/// The longest a pull may take in all (each exchange has its own deadline too): a registry that
+/// answers every request just before its deadline cannot hold a load for hours.
+pub const PULL_DEADLINE: std::time::Duration = std::time::Duration::from_secs(300);
 /// The most Sigstore bundle referrers fetched for one manifest.
 const MAX_BUNDLE_REFERRERS: usize = 16;
 /// The most reasons a refusal quotes.
@@ -67,6 +70,15 @@ pub enum PullError {
         /// Why.
         why: String,
     },
+    /// It took longer than [`PULL_DEADLINE`] in all.
+    #[error(
+        "cannot pull {reference}: the registry took longer than {} s in all; try again, or pin the tool and keep it in the store so that a load needs no registry",
+        PULL_DEADLINE.as_secs()
+    )]
+    Deadline {
+        /// The reference.
+        reference: String,
+    },
     /// It is not signed as the policy requires.
     #[error("{reference} ({digest}) is refused: {why}")]
     Signature {
@@ -108,6 +120,17 @@ impl Puller {
     /// # Errors
     /// When it cannot be fetched, is not a component, or is not signed as `trust` requires.
     pub async fn pull(
+        &self,
+        reference: &OciReference,
+        pinned: Option<Digest>,
+        trust: &Trust,
+    ) -> Result<Pulled, PullError> {
+        tokio::time::timeout(PULL_DEADLINE, self.pull_within(reference, pinned, trust))
+            .await
+            .unwrap_or_else(|_| Err(PullError::Deadline { reference: reference.to_string() }))
+    }
+
+    async fn pull_within(
         &self,
         reference: &OciReference,
         pinned: Option<Digest>,
@@ -211,8 +234,10 @@ impl Puller {
         // Each referrer is fetched and checked before the next, and only so many: a registry
         // listing thousands costs at most MAX_BUNDLE_REFERRERS fetches.
         let referrers = self.client.referrers(reference, &digest).await.map_err(unreachable)?;
-        let bundles = referrers.iter().filter(|r| r.artifact_type.as_deref() == Some(bundle::BUNDLE_MEDIA_TYPE));
-        for referrer in bundles.take(MAX_BUNDLE_REFERRERS) {
+        let bundles: Vec<_> =
+            referrers.iter().filter(|r| r.artifact_type.as_deref() == Some(bundle::BUNDLE_MEDIA_TYPE)).collect();
+        let unexamined = bundles.len().saturating_sub(MAX_BUNDLE_REFERRERS);
+        for referrer in bundles.into_iter().take(MAX_BUNDLE_REFERRERS) {
             candidates += 1;
             let by_digest = referrer.digest.to_string();
             let Some(pulled) = self.client.manifest_if_any(reference, &by_digest).await.map_err(unreachable)? else {
@@ -234,7 +259,13 @@ impl Puller {
                 }
             )));
         }
-        Err(refused(format!("{}, but its signatures are not: {}", trust.expectation(), summary(&seen))))
+        let unexamined = match unexamined {
+            0 => String::new(),
+            n => format!(
+                " ({n} more Sigstore referrers were not examined: at most {MAX_BUNDLE_REFERRERS} are, so that a registry listing thousands cannot make a pull hold them; a signature kept in the store from an earlier pull is checked first)"
+            ),
+        };
+        Err(refused(format!("{}, but its signatures are not: {}{unexamined}", trust.expectation(), summary(&seen))))
     }
 
     /// Fetches a signature manifest's layers and checks them against `trust`; only a signature
@@ -306,7 +337,16 @@ impl Puller {
 
 /// The first few of `reasons`, and how many more there were.
 fn summary(reasons: &[String]) -> String {
-    let mut text = reasons.iter().take(MAX_REASONS).cloned().collect::<Vec<_>>().join("; ");
+    // The same signature from the store and from the registry is one reason, not two.
+    let mut distinct: Vec<&String> = Vec::new();
+    for reason in reasons {
+        if !distinct.contains(&reason) {
+            distinct.push(reason);
+        }
+    }
+    let reasons = distinct;
+    let mut text =
+        reasons.iter().take(MAX_REASONS).map(|reason| crate::text::shown(reason, 400)).collect::<Vec<_>>().join("; ");
     if reasons.len() > MAX_REASONS {
         text.push_str(&format!("; and {} more", reasons.len() - MAX_REASONS));
     }

@@ -292,7 +292,7 @@ fn verified_json(verified: &Verified) -> serde_json::Value {
 
 fn read_trust_root(path: &Path) -> anyhow::Result<std::sync::Arc<TrustRoot>> {
     let root = TrustRoot::from_file(path.display().to_string(), path)
-        .map_err(|why| anyhow::anyhow!("the trusted root cannot be used: {why}"))?;
+        .map_err(|why| anyhow::anyhow!("--trusted-root {why}"))?;
     Ok(std::sync::Arc::new(root))
 }
 

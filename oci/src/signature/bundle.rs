@@ -21,6 +21,8 @@ pub const BUNDLE_MEDIA_TYPE: &str = "application/vnd.dev.sigstore.bundle.v0.3+js
 pub const EMPTY_MEDIA_TYPE: &str = "application/vnd.oci.empty.v1+json";
 const IN_TOTO_PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
 const IN_TOTO_STATEMENT: &str = "https://in-toto.io/Statement/v1";
+/// The statement types a signature may be: v1, and v0.1, which older signers write.
+const IN_TOTO_STATEMENTS: [&str; 2] = [IN_TOTO_STATEMENT, "https://in-toto.io/Statement/v0.1"];
 /// The predicate cosign 3 signs images with.
 const COSIGN_SIGN_PREDICATE: &str = "https://sigstore.dev/cosign/sign/v1";
 
@@ -148,6 +150,9 @@ fn about(signer: &str, subject: &Digest, payload_type: &str, payload: &[u8]) -> 
     }
     let statement: Value =
         serde_json::from_slice(payload).map_err(|_| format!("a bundle by `{signer}` whose statement is not JSON"))?;
+    if !IN_TOTO_STATEMENTS.contains(&statement["_type"].as_str().unwrap_or_default()) {
+        return Err(format!("a bundle by `{signer}` whose payload is not an in-toto statement (`_type`)"));
+    }
     let names_subject = statement["subject"]
         .as_array()
         .is_some_and(|subjects| subjects.iter().any(|s| s["digest"]["sha256"] == subject.hex().as_str()));
@@ -155,13 +160,7 @@ fn about(signer: &str, subject: &Digest, payload_type: &str, payload: &[u8]) -> 
         return Err(format!("a bundle by `{signer}` about another manifest"));
     }
     if statement["predicateType"] != COSIGN_SIGN_PREDICATE {
-        let predicate: String = statement["predicateType"]
-            .as_str()
-            .unwrap_or("none")
-            .chars()
-            .filter(|c| !c.is_control())
-            .take(200)
-            .collect();
+        let predicate = crate::text::shown(statement["predicateType"].as_str().unwrap_or("none"), 200);
         return Err(format!(
             "a bundle by `{signer}` whose predicate is `{predicate}`: an attestation, not a signature (`{COSIGN_SIGN_PREDICATE}`)"
         ));

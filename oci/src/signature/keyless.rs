@@ -60,11 +60,13 @@ impl TrustRoot {
     pub fn from_json(name: impl Into<String>, json: &[u8]) -> Result<Self, String> {
         super::provider::install();
         let text = std::str::from_utf8(json).map_err(|_| "it is not UTF-8 text".to_owned())?;
-        let root = TrustedRoot::from_json(text).map_err(|err| format!("it is not a Sigstore trusted root: {err}"))?;
+        let root = TrustedRoot::from_json(text)
+            .map_err(|err| format!("it is not a Sigstore trusted root: {}", shown(&err.to_string())))?;
         if root.certificate_authorities.is_empty() {
             return Err("it names no certificate authority, so no keyless signature could verify against it".to_owned());
         }
-        let verifier = Verifier::new(&root).map_err(|err| format!("it cannot be used: {err}"))?;
+        let verifier = Verifier::new(&root)
+            .map_err(|err| format!("a key or certificate in it is unusable: {}", shown(&err.to_string())))?;
         Ok(Self { name: name.into(), digest: Digest::of(json), verifier })
     }
 }
@@ -99,7 +101,8 @@ pub(super) fn verify<'i>(identities: &'i [Identity], subject: &Digest, bundle: &
     }
     super::provider::install();
     let text = std::str::from_utf8(bundle).map_err(|_| "a bundle that is not UTF-8".to_owned())?;
-    let bundle = Bundle::from_json(text).map_err(|err| format!("a bundle that cannot be read: {err}"))?;
+    let bundle =
+        Bundle::from_json(text).map_err(|err| format!("a bundle that cannot be read: {}", shown(&err.to_string())))?;
     let artifact = Sha256Hash::from_hex(&subject.hex()).map_err(|err| format!("the subject: {err}"))?;
     let mut reasons = Vec::new();
     let mut roots: Vec<&Arc<TrustRoot>> = Vec::new();
@@ -130,8 +133,11 @@ pub(super) fn verify<'i>(identities: &'i [Identity], subject: &Digest, bundle: &
             reasons.push("a keyless bundle whose certificate names no identity or no issuer".to_owned());
             continue;
         };
+        // (An empty identity or issuer names no one: it matches nothing, not an empty claim.)
         let trusted = identities.iter().find(|candidate| {
-            candidate.root == *root
+            !candidate.identity.is_empty()
+                && !candidate.issuer.is_empty()
+                && candidate.root == *root
                 && IdentityMatcher::Exact(candidate.identity.clone()).matches(san)
                 && candidate.issuer == issuer
         });
@@ -150,14 +156,9 @@ pub(super) fn verify<'i>(identities: &'i [Identity], subject: &Digest, bundle: &
     Err(reasons.join("; "))
 }
 
-/// A certificate's claim as a diagnostic shows it: control characters replaced, at most 200
-/// characters.
+/// A certificate's claim, or a library's words about one, as a diagnostic shows it.
 fn shown(claim: &str) -> String {
-    let mut shown: String = claim.chars().take(200).map(|c| if c.is_control() { '?' } else { c }).collect();
-    if claim.chars().count() > 200 {
-        shown.push('…');
-    }
-    shown
+    crate::text::shown(claim, 200)
 }
 
 #[cfg(test)]
@@ -211,6 +212,25 @@ mod tests {
         // Any of several identities, under either root.
         let either = [identity("other", SIGNER, ISSUER, OTHER_ROOT), identity("ci", SIGNER, ISSUER, ROOT)];
         assert_eq!(verify(&either, &subject(), SIGNATURE).expect("the second").identity.name, "ci");
+    }
+
+    #[test]
+    fn what_a_bundle_says_reaches_a_refusal_harmless_and_short() {
+        let ci = [identity("ci", SIGNER, ISSUER, ROOT)];
+        let mut bundle: serde_json::Value = serde_json::from_slice(SIGNATURE).expect("JSON");
+        // Unsigned words the bundle parser echoes: they once moved the cursor and forged a line.
+        bundle["mediaType"] = format!("\n\u{1b}[1A\u{202e}pulled, signed by you{}", "x".repeat(100_000)).into();
+        let err = verify(&ci, &subject(), &serde_json::to_vec(&bundle).expect("JSON")).expect_err("its media type");
+        assert!(!err.contains(['\n', '\u{1b}', '\u{202e}']), "{err:?}");
+        assert!(err.len() < 1_000, "{} bytes", err.len());
+    }
+
+    #[test]
+    fn an_empty_identity_or_issuer_names_no_one() {
+        for (who, issuer) in [("", ISSUER), (SIGNER, "")] {
+            let err = verify(&[identity("ci", who, issuer, ROOT)], &subject(), SIGNATURE).expect_err("no one");
+            assert!(err.contains("not trusted"), "{err}");
+        }
     }
 
     #[test]
@@ -275,12 +295,5 @@ mod tests {
         let empty = br#"{"mediaType":"application/vnd.dev.sigstore.trustedroot+json;version=0.1","tlogs":[],"certificateAuthorities":[],"ctlogs":[],"timestampAuthorities":[]}"#;
         let err = TrustRoot::from_json("root.json", empty).expect_err("no CA");
         assert!(err.contains("no certificate authority"), "{err}");
-    }
-
-    #[test]
-    fn a_claim_is_shown_without_control_characters() {
-        assert_eq!(shown("ci@acme\n\u{1b}[31m"), "ci@acme??[31m");
-        assert_eq!(shown(&"a".repeat(300)).chars().count(), 201);
-        assert_eq!(shown("ci@acme"), "ci@acme");
     }
 }

@@ -75,8 +75,12 @@ async fn assemble_from(
     let steering = steer.map(|steer| Steering { wanted: &steer.wanted, loaded: &publish_partial });
     let (tools, compiled, retry) =
         compile_and_load(&shared, inputs, &recipe.limits, policy, previous, &mut diagnostics, steering.as_ref()).await;
-    let unmatched =
-        policy.tools().filter(|(name, _)| !tools.contains_key(*name) && only.is_none_or(|only| only == *name));
+    // (A registry tool that did not load has its own diagnostic, saying why.)
+    let unmatched = policy.tools().filter(|(name, _)| {
+        !tools.contains_key(*name)
+            && !policy.registry().tools.contains_key(*name)
+            && only.is_none_or(|only| only == *name)
+    });
     for (name, _) in unmatched {
         diagnostics.push(LoadDiagnostic {
             source: "policy".into(),

@@ -46,7 +46,7 @@ pub(super) async fn pull_all(policy: &Policy, loading: &RegistryLoading, only: O
                 .map(|(name, tool)| PulledTool {
                     name: name.clone(),
                     source: tool.reference.to_string(),
-                    read: Read::Failed(why.clone()),
+                    read: Read::Failed(format!("`{name}`: {why}")),
                 })
                 .collect();
         }
@@ -64,7 +64,7 @@ pub(super) async fn pull_all(policy: &Policy, loading: &RegistryLoading, only: O
                 pulled.push(PulledTool {
                     name: name.clone(),
                     source: tool.reference.to_string(),
-                    read: Read::Failed(why),
+                    read: Read::Failed(format!("`{name}`: {why}")),
                 });
                 continue;
             }
@@ -86,8 +86,12 @@ fn open_store(loading: &RegistryLoading) -> Result<BlobStore, String> {
 }
 
 async fn pull_one(puller: &Puller, name: &str, tool: &RegistryTool, trust: &Trust, locked: bool) -> PulledTool {
-    let failed =
-        |why: String| PulledTool { name: name.to_owned(), source: tool.reference.to_string(), read: Read::Failed(why) };
+    // (The tool's name leads, so that a command about the tool shows why it is not there.)
+    let failed = |why: String| PulledTool {
+        name: name.to_owned(),
+        source: tool.reference.to_string(),
+        read: Read::Failed(format!("`{name}`: {why}")),
+    };
     let mut lock = match Lockfile::read(&tool.lockfile) {
         Ok(lock) => lock,
         Err(err) => return failed(err.to_string()),

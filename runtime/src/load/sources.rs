@@ -13,6 +13,9 @@ use crate::tool::definition::is_tool_name;
 /// Every tools folder's policy file and its bytes (`None` where the folder has none).
 type PolicyFiles = Vec<(PathBuf, Option<Vec<u8>>)>;
 
+/// The largest policy file read.
+const MAX_POLICY_BYTES: u64 = 4 << 20;
+
 /// Reads every tools folder's policy file.
 fn read_policy_files(sources: &[Source]) -> Result<PolicyFiles, RuntimeError> {
     let mut files = Vec::new();
@@ -22,7 +25,8 @@ fn read_policy_files(sources: &[Source]) -> Result<PolicyFiles, RuntimeError> {
             let bytes = if file.is_file() {
                 let unreadable =
                     |err| PolicyError { file: file.clone(), problems: vec![format!("cannot be read: {err}")] };
-                Some(std::fs::read(&file).map_err(unreadable)?)
+                // (Bounded, and never a file of the kernel's: its text would be quoted in errors.)
+                Some(toolcell_oci::read_operator_file(&file, MAX_POLICY_BYTES).map_err(unreadable)?)
             } else {
                 None
             };

@@ -323,7 +323,7 @@ def test_a_policy_takes_a_tool_signed_keyless_and_refuses_it_for_another_identit
 
     def folder(identity: str) -> Path:
         tools = tmp_path / identity
-        tools.mkdir()
+        tools.mkdir(exist_ok=True)
         shutil.copyfile(instance.trusted_root, tools / "trusted_root.json")
         (tools / "toolcell.toml").write_text(
             f'[signers.ci]\ntrusted_root = "trusted_root.json"\nidentity = "{identity}"\nissuer = "{instance.issuer}"\n\n'
@@ -335,7 +335,14 @@ def test_a_policy_takes_a_tool_signed_keyless_and_refuses_it_for_another_identit
     assert trusted.returncode == 0, trusted.stdout + trusted.stderr
     assert "hi" in trusted.stdout
 
-    listed = toolcell_run(toolcell, "--tools-dir", str(folder("release@toolcell.test")), "list", "--json")
+    untrusted = folder("release@toolcell.test")
+    # `invoke` of the refused tool says why it is not there (not that the policy names a tool
+    # that did not load).
+    refused = toolcell_run(toolcell, "--tools-dir", str(untrusted), "invoke", "echo", '{"text": "hi", "count": 1}')
+    assert refused.returncode == 2, refused.stdout
+    assert digest in refused.stderr and "`ci` (release@toolcell.test from the issuer" in refused.stderr, refused.stderr
+
+    listed = toolcell_run(toolcell, "--tools-dir", str(untrusted), "list", "--json")
     assert listed.returncode == 0, listed.stderr
     report = json.loads(listed.stdout)
     assert "echo" not in [tool["name"] for tool in report["tools"]], report
