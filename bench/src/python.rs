@@ -1,8 +1,10 @@
 //! The `python` tool beside the other ways to run a model's Python program, in one run
-//! (`toolcell-bench --python`): `python3 -c` in a new process per program (no isolation at
-//! all: the floor for starting a process) and Pyodide under Node (`bench/pyodide`), both
-//! with one interpreter reused and with a new interpreter per program. Then code mode: one
-//! script making five tool calls against the same five calls made one by one.
+//! (`toolcell-bench --python`): Monty (`bench/monty`: a fresh session from its warm pool of
+//! workers, and cold); `python3 -c` in a new process per program (no isolation at all: the
+//! floor for starting a process), and the same programs timed inside CPython (no start: the
+//! native speed); and Pyodide under Node (`bench/pyodide`), with one interpreter reused and
+//! with a new interpreter per program. Then code mode: one script making five tool calls
+//! against the same five calls made one by one. Last, issue 33's goals beside the figures.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -25,14 +27,16 @@ const PROGRAMS: [(&str, &str, usize, usize); 3] = [
 const CODE_MODE_TOOLS: [&str; 5] = ["json_query", "calculator", "unit_convert", "datetime", "regex"];
 
 pub async fn run(size: Size) -> Value {
-    println!("## The `python` tool beside a process and Pyodide\n");
+    println!("## The `python` tool beside Monty, a process and Pyodide\n");
     let toolcell = toolcell(size).await;
+    let monty = monty(size);
     let process = process(size);
     let pyodide = pyodide(size);
-    print_programs(&toolcell, &process, &pyodide);
-    print_cold_starts(&toolcell, &process, &pyodide);
+    print_programs(&toolcell, &monty, &process, &pyodide);
+    print_cold_starts(&toolcell, &monty, &process, &pyodide);
     let code_mode = code_mode(size).await;
-    json!({"toolcell": toolcell, "python3_process": process, "pyodide": pyodide, "code_mode": code_mode})
+    print_goals(&toolcell, &monty, &code_mode);
+    json!({"toolcell": toolcell, "monty": monty, "python3_process": process, "pyodide": pyodide, "code_mode": code_mode})
 }
 
 fn samples(quick: bool, full: usize, quick_count: usize) -> usize {
@@ -120,6 +124,56 @@ fn python3(executable: &Path, flags: &[&str], code: &str) -> Duration {
     started.elapsed()
 }
 
+/// Monty (`pydantic-monty`, pinned in `bench/monty/requirements.txt`, installed by `bench/run
+/// --python`): a cold start (a new pool of workers, a session, the first `print(1)`), and each
+/// program in a fresh session from one warm pool; and each program timed inside the driver's
+/// own CPython, with no process start.
+fn monty(size: Size) -> Value {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let python = root.join("../target/python/bench-monty/bin/python");
+    if !python.is_file() {
+        return json!({"skipped": "Monty is not installed: `bench/run --python` installs it into target/python/bench-monty"});
+    }
+    let programs: serde_json::Map<String, Value> =
+        PROGRAMS.iter().map(|(name, code, ..)| ((*name).to_owned(), json!(code))).collect();
+    let request = json!({"programs": programs, "calls": samples(size.quick, 20, 3), "cold": samples(size.quick, 5, 1)});
+    let measured = json_child(Command::new(python).arg(root.join("monty/bench.py")), &request);
+    let medians = |runs: &Value| -> serde_json::Map<String, Value> {
+        runs.as_object()
+            .map(|runs| {
+                runs.iter()
+                    .map(|(name, samples)| {
+                        let samples: Vec<f64> =
+                            samples.as_array().into_iter().flatten().filter_map(Value::as_f64).collect();
+                        (name.clone(), json!(median(samples)))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let cold: Vec<f64> = measured["cold_start_ms"].as_array().into_iter().flatten().filter_map(Value::as_f64).collect();
+    json!({
+        "version": measured["version"],
+        "cold_start_ms": median(cold),
+        "fresh_session_per_call_ms": medians(&measured["fresh_session"]),
+        "unsupported": measured["unsupported"],
+        "native": {
+            "version": measured["native"]["version"],
+            "in_process_per_call_ms": medians(&measured["native"]["in_process_ms"]),
+        },
+    })
+}
+
+/// Runs `command` with `request` as JSON on its stdin, and parses the JSON it prints.
+fn json_child(command: &mut Command, request: &Value) -> Value {
+    let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("the driver runs");
+    let stdin = child.stdin.take().expect("stdin");
+    serde_json::to_writer(stdin, request).expect("write the request");
+    let output = child.wait_with_output().expect("the driver finishes");
+    assert!(output.status.success(), "{command:?} failed: {}", output.status);
+    serde_json::from_slice(&output.stdout).expect("the driver prints JSON")
+}
+
 /// Pyodide under Node: a cold start (a new process that loads Pyodide and runs `print(1)`),
 /// and each program in one interpreter reused and in a new interpreter per program.
 fn pyodide(size: Size) -> Value {
@@ -165,53 +219,59 @@ fn node_once(dir: &Path) -> Duration {
 }
 
 fn node_bench(dir: &Path, request: &Value) -> Value {
-    let mut child = Command::new("node")
-        .current_dir(dir)
-        .arg("bench.mjs")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("node runs");
-    let stdin = child.stdin.take().expect("stdin");
-    serde_json::to_writer(stdin, request).expect("write the request");
-    let output = child.wait_with_output().expect("node finishes");
-    assert!(output.status.success(), "node bench.mjs failed: {}", output.status);
-    serde_json::from_slice(&output.stdout).expect("bench.mjs prints JSON")
+    json_child(Command::new("node").current_dir(dir).arg("bench.mjs"), request)
 }
 
 fn figure(value: &Value, path: &[&str]) -> String {
     let found = path.iter().try_fold(value, |value, key| value.get(*key));
     match found.and_then(Value::as_f64) {
         Some(ms) if ms >= 100.0 => format!("{ms:.0} ms"),
-        Some(ms) => format!("{ms:.1} ms"),
+        Some(ms) if ms >= 1.0 => format!("{ms:.1} ms"),
+        Some(ms) => format!("{ms:.2} ms"),
         None => "—".into(),
     }
 }
 
-fn print_programs(toolcell: &Value, process: &Value, pyodide: &Value) {
+fn print_programs(toolcell: &Value, monty: &Value, process: &Value, pyodide: &Value) {
     println!(
-        "Median per program, ms. toolcell and a process isolate each program; Pyodide isolates it only in a \
-         new interpreter.\n"
+        "Median per program, ms. toolcell, Monty and a process isolate each program; Pyodide isolates it only \
+         in a new interpreter; CPython in process is the native speed, with no isolation and no start.\n"
     );
     println!(
-        "| program | toolcell `python`, fresh instance | `python3 -c`, new process | Pyodide, new interpreter | \
-         Pyodide, one interpreter reused |\n|---|---:|---:|---:|---:|"
+        "| program | toolcell `python`, fresh instance | Monty, fresh session from a warm pool | CPython, in \
+         process | `python3 -c`, new process | Pyodide, new interpreter | Pyodide, one interpreter reused |\n\
+         |---|---:|---:|---:|---:|---:|---:|"
     );
     for (name, ..) in PROGRAMS {
+        let monty_figure = match monty["unsupported"][name].as_str() {
+            Some(_) => "not supported".to_owned(),
+            None => figure(monty, &["fresh_session_per_call_ms", name]),
+        };
         println!(
-            "| {name} | {} | {} | {} | {} |",
+            "| {name} | {} | {monty_figure} | {} | {} | {} | {} |",
             figure(toolcell, &["per_call_ms", name]),
+            figure(monty, &["native", "in_process_per_call_ms", name]),
             figure(process, &["per_call_ms", name]),
             figure(pyodide, &["fresh_per_call_ms", name]),
             figure(pyodide, &["reused_per_call_ms", name]),
         );
     }
-    for skipped in [process, pyodide].iter().filter_map(|runner| runner["skipped"].as_str()) {
+    if let Some(unsupported) = monty["unsupported"].as_object().filter(|unsupported| !unsupported.is_empty()) {
+        let why: Vec<String> =
+            unsupported.iter().map(|(name, error)| format!("{name}: {}", error.as_str().unwrap_or("?"))).collect();
+        println!("\nMonty runs a subset of Python: {}.", why.join("; "));
+    }
+    println!(
+        "\nVersions: Monty {}; CPython in process and `python3 -c` {}; the `python` tool's CPython 3.14.",
+        monty["version"].as_str().unwrap_or("—"),
+        monty["native"]["version"].as_str().unwrap_or("—"),
+    );
+    for skipped in [monty, process, pyodide].iter().filter_map(|runner| runner["skipped"].as_str()) {
         println!("\n(skipped: {skipped})");
     }
 }
 
-fn print_cold_starts(toolcell: &Value, process: &Value, pyodide: &Value) {
+fn print_cold_starts(toolcell: &Value, monty: &Value, process: &Value, pyodide: &Value) {
     println!("\nFrom nothing to the first `print(1)`:\n\n| | ms |\n|---|---:|");
     println!(
         "| toolcell: compiling the 8 standard tools (python's 21 MB among them), no cache | {} |",
@@ -220,6 +280,10 @@ fn print_cold_starts(toolcell: &Value, process: &Value, pyodide: &Value) {
     println!(
         "| toolcell: a runtime of the 8 tools from the compile cache, and the first call | {} |",
         figure(toolcell, &["cached_start_and_first_call_ms"])
+    );
+    println!(
+        "| Monty: a pool of workers, a session and the first `print(1)` | {} |",
+        figure(monty, &["cold_start_ms"])
     );
     println!("| `python3 -c`: a process | {} |", figure(process, &["per_call_ms", "print(1)"]));
     println!(
@@ -278,4 +342,31 @@ async fn code_mode(size: Size) -> Value {
     );
     remove_cache(&cache);
     json!({"script_ms": script_ms, "five_calls_ms": calls_ms})
+}
+
+/// Issue 33's goals beside this run's figures.
+fn print_goals(toolcell: &Value, monty: &Value, code_mode: &Value) {
+    let at = |value: &Value, path: &[&str]| path.iter().try_fold(value, |value, key| value.get(*key))?.as_f64();
+    let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => format!("{:.2}×", a / b),
+        _ => "—".into(),
+    };
+    let loop_name = PROGRAMS[1].0;
+    println!("\n## Goals (issue 33)\n\n| | goal | this run |\n|---|---:|---:|");
+    println!(
+        "| a fresh `print(1)` through `Runtime::call` | ≤ 0.5 ms | {} |",
+        figure(toolcell, &["per_call_ms", "print(1)"])
+    );
+    println!(
+        "| the {loop_name}, against CPython in process | ≤ 1.5× | {} |",
+        ratio(at(toolcell, &["per_call_ms", loop_name]), at(monty, &["native", "in_process_per_call_ms", loop_name]))
+    );
+    println!(
+        "| first use: compiling the standard tools, no cache | ≤ 1,000 ms | {} |",
+        figure(toolcell, &["compile_ms"])
+    );
+    println!(
+        "| code mode: the five-call script, against the five direct calls | ≤ 1.5× | {} |",
+        ratio(at(code_mode, &["script_ms"]), at(code_mode, &["five_calls_ms"]))
+    );
 }
