@@ -97,6 +97,14 @@ fn runtime(out: &mut Exposition, metrics: &Metrics) {
     for (name, tool) in tools {
         out.sample("toolcell_tool_calls_in_flight", &[("tool_name", name)], tool.in_flight);
     }
+    out.family(
+        "toolcell_tool_calls_ready_total",
+        "counter",
+        "Tool calls that ran in an instance made ready before them (the others made their own).",
+    );
+    for (name, tool) in tools {
+        out.sample("toolcell_tool_calls_ready_total", &[("tool_name", name)], tool.ready_instance_calls);
+    }
     histograms(
         out,
         "toolcell_tool_duration_seconds",
@@ -235,6 +243,7 @@ mod tests {
         tool.calls = calls;
         tool.errors = errors.iter().map(|(kind, count)| ((*kind).to_owned(), *count)).collect();
         tool.in_flight = 1;
+        tool.ready_instance_calls = 3;
         tool.duration_seconds = histogram(&[0.001, 0.25, 30.0], &[2, 0, 1, 1], 31.5005);
         tool.fuel = histogram(&[1e3, 1e10], &[1, 2, 1], 2e10);
         tool
@@ -272,6 +281,7 @@ mod tests {
              toolcell_tool_errors_total{tool_name=\"calculator\",error_type=\"timeout\"} 1\n\
              toolcell_tool_errors_total{error_type=\"unknown_tool\"} 5\n",
             "toolcell_tool_calls_in_flight{tool_name=\"calculator\"} 1\n",
+            "# TYPE toolcell_tool_calls_ready_total counter\ntoolcell_tool_calls_ready_total{tool_name=\"calculator\"} 3\n",
             "# TYPE toolcell_tool_duration_seconds histogram\n\
              toolcell_tool_duration_seconds_bucket{tool_name=\"calculator\",le=\"0.001\"} 2\n\
              toolcell_tool_duration_seconds_bucket{tool_name=\"calculator\",le=\"0.25\"} 2\n\
@@ -302,7 +312,7 @@ mod tests {
             assert!(!families.contains(&name), "{name} twice");
             families.push(name);
         }
-        assert_eq!(families.len(), 15, "{families:?}");
+        assert_eq!(families.len(), 16, "{families:?}");
     }
 
     #[test]

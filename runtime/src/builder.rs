@@ -23,9 +23,10 @@ use crate::observe::metrics::Recorder;
 use crate::policy::{CodeModePolicy, Grants, Policy};
 use crate::runtime::Runtime;
 use crate::sandbox::Network;
-use crate::sandbox::engine::{EpochTicker, Pooling, new_engine};
+use crate::sandbox::engine::{EpochTicker, Pooling, READY_INSTANCES, new_engine};
 use crate::sandbox::http::Resolver;
 use crate::sandbox::link::Linkers;
+use crate::sandbox::ready::ReadyRoom;
 use crate::tool::limits::{LimitOverrides, Limits};
 
 /// Configures and builds a [`Runtime`].
@@ -490,6 +491,7 @@ impl RuntimeBuilder {
             resume_key,
             progress: self.progress,
             loading: tokio::sync::Mutex::new(()),
+            ready: ReadyRoom::new(READY_INSTANCES),
             _ticker: ticker,
         });
         let host = Arc::new(Host {

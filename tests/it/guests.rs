@@ -17,6 +17,7 @@ mod covered_by {
     pub const bad_output: &str = "errors::output_that_breaks_the_output_schema_is_invalid";
     pub const bad_title: &str = "annotations::a_bad_title_or_contradictory_hints_are_load_diagnostics";
     pub const big_output: &str = "errors::output_over_the_limit_is_discarded";
+    pub const big_start: &str = "ready::a_tool_whose_instances_start_big_never_has_one_kept_ready";
     pub const caller: &str = "code_mode::nested_calls_run_under_the_callees_schema_and_report_each_outcome";
     pub const chatty: &str = "guests::stdout_and_stderr_are_captured_and_bounded";
     pub const cli_command: &str = "loading::each_bad_component_becomes_a_diagnostic";

@@ -21,6 +21,7 @@ mod metrics;
 mod policy_boundary;
 mod pooling;
 mod python;
+mod ready;
 mod redaction;
 mod registry;
 mod reload;

@@ -16,7 +16,13 @@ fn main() {
     let calls: usize = args.next().map_or(200, |n| n.parse().expect("CALLS is a whole number"));
     let code = args.next().unwrap_or_else(|| "print(1)".into());
     let cache = std::env::temp_dir().join("toolcell-python-probe-cache");
-    let tokio = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("tokio");
+    // As `toolcell serve` runs; PROBE_CURRENT_THREAD=1 for one thread.
+    let tokio = if std::env::var_os("PROBE_CURRENT_THREAD").is_some() {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread().enable_all().build()
+    };
+    let tokio = tokio.expect("tokio");
     let runtime = tokio.block_on(
         Runtime::builder().component_file(format!("{}/python.wasm", toolcell_tools::DIR)).compile_cache(&cache).build(),
     );
@@ -28,13 +34,20 @@ fn main() {
     for _ in 0..10 {
         call();
     }
+    // A pause between calls (PROBE_GAP_MS), as an agent's calls have: a model's turn.
+    let gap = std::time::Duration::from_micros(
+        std::env::var("PROBE_GAP_MS").ok().and_then(|ms| ms.parse::<f64>().ok()).map_or(0, |ms| (ms * 1e3) as u64),
+    );
+    let ready_before = ready_calls(&runtime);
     let before = usage();
     let mut walls = Vec::with_capacity(calls);
     for _ in 0..calls {
+        std::thread::sleep(gap);
         let started = Instant::now();
         call();
         walls.push(started.elapsed().as_secs_f64() * 1e3);
     }
+    let ready = ready_calls(&runtime) - ready_before;
     let after = usage();
     if std::env::var_os("PROBE_MAPS").is_some() {
         eprintln!("{}", std::fs::read_to_string("/proc/self/maps").unwrap_or_default());
@@ -42,7 +55,8 @@ fn main() {
     walls.sort_by(f64::total_cmp);
     let per = |x: f64| x / calls as f64;
     println!(
-        "{calls} calls: median {:.3} ms wall, p10 {:.3}, p90 {:.3}; per call {:.3} ms user, {:.3} ms sys, {:.0} minor faults",
+        "{calls} calls ({ready} in an instance made ready before them): median {:.3} ms wall, p10 {:.3}, p90 {:.3}; \
+         per call {:.3} ms user, {:.3} ms sys, {:.0} minor faults (CPU and faults include the work between calls)",
         walls[calls / 2],
         walls[calls / 10],
         walls[calls * 9 / 10],
@@ -50,6 +64,11 @@ fn main() {
         per(after.1 - before.1),
         per(after.2 - before.2),
     );
+}
+
+/// Calls of the `python` tool so far that ran in an instance made ready before them.
+fn ready_calls(runtime: &Runtime) -> u64 {
+    runtime.metrics().tools.get("python").map_or(0, |tool| tool.ready_instance_calls)
 }
 
 /// (user ms, system ms, minor faults) of this process so far.

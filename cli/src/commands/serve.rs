@@ -134,8 +134,10 @@ async fn load_into(
             say_unavailable(&runtime);
             say_code_mode(&runtime, code_mode);
             warn_not_deferred(&runtime, deferred);
-            eprintln!("toolcell: {} tools ready", runtime.definitions().len());
+            let tools = runtime.definitions().len();
+            // Serving first: once stderr says ready, `/healthz` says so too.
             catalog.loaded(runtime);
+            eprintln!("toolcell: {tools} tools ready");
             std::future::pending().await
         }
         Err(err) => {

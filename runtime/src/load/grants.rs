@@ -2,6 +2,7 @@
 //! the host loads, and against the pool of instance slots.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::cache;
 use super::component::LoadDiagnostic;
@@ -93,7 +94,8 @@ pub(super) fn grant_access(
                 let limits = recipe.limits.with(&grants.limits);
                 let counters = shared.metrics.tool(&name);
                 let call_tools = grants.call_tools.clone().into();
-                entries.insert(name, ToolEntry { tool, limits, grants, access, call_tools, counters });
+                let ready = Arc::default();
+                entries.insert(name, ToolEntry { tool, limits, grants, access, call_tools, counters, ready });
             }
             Err(reason) => diagnostics.push(LoadDiagnostic {
                 reason: format!("tool `{name}` was not loaded: {reason}"),

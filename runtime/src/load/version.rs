@@ -13,6 +13,7 @@ use crate::observe::metrics::{Recorder, ToolCounters};
 use crate::policy::{Access, CodeModePolicy, Grants, Policy};
 use crate::sandbox::engine::{EpochTicker, Pooling};
 use crate::sandbox::link::Linkers;
+use crate::sandbox::ready::{ReadyRoom, ReadySlot};
 use crate::tool::limits::Limits;
 
 /// Reports compilation as it happens ([`crate::RuntimeBuilder::on_load_progress`]).
@@ -44,6 +45,9 @@ pub(crate) struct ToolEntry {
     pub(crate) call_tools: Arc<[String]>,
     /// This tool's metrics (the same across reloads).
     pub(crate) counters: Arc<ToolCounters>,
+    /// Its instance made ready for its next call ([`crate::sandbox::ready`]): this version's
+    /// own, made under this version's grants.
+    pub(crate) ready: Arc<ReadySlot>,
 }
 
 /// What a runtime was built from, kept so that [`crate::Runtime::reload`] can build it again.
@@ -81,6 +85,11 @@ pub(crate) struct Shared {
     /// Held by each load for the pool's instance reserved for loading
     /// ([`crate::sandbox::engine::LOADING_INSTANCES`]).
     pub(crate) loading: tokio::sync::Mutex<()>,
+    /// The room for instances made ready before their call: the pool slots kept for them
+    /// ([`crate::sandbox::engine::READY_INSTANCES`]) and the memory they may hold.
+    pub(crate) ready: Arc<ReadyRoom>,
+    /// Stops with the last holder of `Shared`: a background task that makes an instance
+    /// ready holds it, so that the epoch keeps moving while its guest runs.
     pub(crate) _ticker: EpochTicker,
 }
 

@@ -63,6 +63,9 @@ pub struct ToolMetrics {
     pub errors: BTreeMap<String, u64>,
     /// Calls running or waiting now.
     pub in_flight: u64,
+    /// Calls that ran in an instance made ready before them; the others (a tool's first
+    /// call, calls in quick succession, recorded and replayed calls) made their own.
+    pub ready_instance_calls: u64,
     /// Wall-clock time per call, in seconds.
     pub duration_seconds: Histogram,
     /// Fuel consumed per call.
@@ -201,6 +204,7 @@ pub(crate) struct ToolCounters {
     attributes: [KeyValue; 1],
     calls: AtomicU64,
     in_flight: AtomicI64,
+    ready: AtomicU64,
     errors: Mutex<BTreeMap<&'static str, u64>>,
     duration: Buckets,
     fuel: Buckets,
@@ -212,6 +216,7 @@ impl ToolCounters {
             attributes: [KeyValue::new("tool.name", name.to_owned())],
             calls: AtomicU64::new(0),
             in_flight: AtomicI64::new(0),
+            ready: AtomicU64::new(0),
             errors: Mutex::default(),
             duration: Buckets::new(&DURATION_BOUNDS_S),
             fuel: Buckets::new(&FUEL_BOUNDS),
@@ -228,12 +233,18 @@ impl ToolCounters {
         }
     }
 
+    /// Counts a call that ran in an instance made ready before it.
+    pub(crate) fn ran_ready(&self) {
+        self.ready.fetch_add(1, Ordering::Relaxed);
+    }
+
     fn snapshot(&self) -> ToolMetrics {
         let errors = self.errors.lock().unwrap_or_else(PoisonError::into_inner);
         ToolMetrics {
             calls: self.calls.load(Ordering::Relaxed),
             errors: errors.iter().map(|(kind, count)| ((*kind).to_owned(), *count)).collect(),
             in_flight: self.in_flight.load(Ordering::Relaxed).max(0).unsigned_abs(),
+            ready_instance_calls: self.ready.load(Ordering::Relaxed),
             duration_seconds: self.duration.snapshot(),
             fuel: self.fuel.snapshot(),
         }

@@ -18,7 +18,8 @@ pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 /// Pre-allocated instance slots for up to `slots` calls at once, each with memories of up to
 /// `max_memory_bytes`, and `instances_per_call` instances for each: 1, or one more per level
 /// of calls from tool to tool when the policy lets tools call others; and
-/// [`LOADING_INSTANCES`] more for loading.
+/// [`LOADING_INSTANCES`] more for loading, and [`READY_INSTANCES`] for instances made ready
+/// before their call.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Pooling {
     pub(crate) slots: u32,
@@ -32,6 +33,11 @@ pub(crate) struct Pooling {
 /// refused, as if the tool were broken). Calls are admitted only up to `slots`, so this many
 /// instances stay free for loads, which take them one at a time (`Shared::loading`).
 pub(crate) const LOADING_INSTANCES: u32 = 1;
+
+/// Instances of the pool kept for instances made ready before their call
+/// ([`crate::sandbox::ready`]): at most two per tool, this many in all. Calls never take
+/// them otherwise, so a ready instance never leaves a call without a slot.
+pub(crate) const READY_INSTANCES: u32 = 16;
 
 /// One call's share of the pool: a Rust component instantiates a few core instances (its
 /// code plus canonical-ABI shims), each of which may define a memory and tables. A
@@ -69,7 +75,8 @@ pub(crate) fn new_engine(pooling: Option<Pooling>) -> wasmtime::Result<Engine> {
         .async_stack_size(MAX_WASM_STACK + HOST_STACK)
         .wasm_backtrace_max_frames(NonZeroUsize::new(BACKTRACE_FRAMES));
     if let Some(Pooling { slots, instances_per_call, max_memory_bytes }) = pooling {
-        let instances = slots.saturating_mul(instances_per_call).saturating_add(LOADING_INSTANCES);
+        let instances =
+            slots.saturating_mul(instances_per_call).saturating_add(LOADING_INSTANCES).saturating_add(READY_INSTANCES);
         let mut pool = PoolingAllocationConfig::default();
         pool.max_core_instances_per_component(CORE_INSTANCES_PER_CALL)
             .max_memories_per_component(MEMORIES_PER_CALL)

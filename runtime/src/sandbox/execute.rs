@@ -125,31 +125,62 @@ pub(crate) async fn execute(
             return Execution::failed(error, detail);
         }
     };
+    let mut store = match new_store(engine, limits, sandbox) {
+        Ok(store) => store,
+        Err(err) => {
+            let error = CallError::Internal { message: "the fuel limit could not be set".into() };
+            return Execution::failed(error, format!("{err:?}"));
+        }
+    };
+    let finished = supervise(run(&mut store, export), limits, cancel).await;
+    conclude(&store, finished, limits, started)
+}
+
+/// A store for one run in `sandbox`: its memory limited, its fuel set, and the guest stopped
+/// at the sandbox's deadline.
+///
+/// # Errors
+/// When the fuel cannot be set (an engine without fuel).
+pub(crate) fn new_store(engine: &Engine, limits: &Limits, sandbox: Sandbox) -> wasmtime::Result<Store<Sandbox>> {
     let mut store = Store::new(engine, sandbox);
     store.limiter(|sandbox| &mut sandbox.memory);
-    if let Err(err) = store.set_fuel(limits.fuel) {
-        let error = CallError::Internal { message: "the fuel limit could not be set".into() };
-        return Execution::failed(error, format!("{err:?}"));
-    }
+    store.set_fuel(limits.fuel)?;
     // Check the deadline on every epoch tick; between checks, yield so that one busy guest
     // cannot starve other calls on the same thread.
     store.epoch_deadline_callback(|context| {
         Ok(if Instant::now() >= context.data().deadline { UpdateDeadline::Interrupt } else { UpdateDeadline::Yield(1) })
     });
     store.set_epoch_deadline(1);
+    Ok(store)
+}
 
-    // The epoch callback stops a guest that computes; the timeout stops one blocked in a host
-    // call. Cancellation drops the run wherever it is: a computing guest yields at every
-    // epoch tick, so it is stopped within one tick.
-    let running = tokio::time::timeout(limits.timeout, run(&mut store, export));
-    let finished = match cancel {
+/// Runs `running` (the guest) until it finishes, its timeout passes or `cancel` fires.
+///
+/// The epoch callback stops a guest that computes; the timeout stops one blocked in a host
+/// call. Cancellation drops the run wherever it is: a computing guest yields at every epoch
+/// tick, so it is stopped within one tick.
+pub(crate) async fn supervise<T>(
+    running: impl Future<Output = T>,
+    limits: &Limits,
+    cancel: Option<&CancellationToken>,
+) -> Result<T, Stopped> {
+    let running = tokio::time::timeout(limits.timeout, running);
+    match cancel {
         None => running.await.map_err(|_elapsed| Stopped::Timeout),
         Some(cancel) => tokio::select! {
             finished = running => finished.map_err(|_elapsed| Stopped::Timeout),
             () = cancel.cancelled() => Err(Stopped::Cancelled),
         },
-    };
+    }
+}
 
+/// How the run in `store` that started at `started` ended, and what it used.
+pub(crate) fn conclude(
+    store: &Store<Sandbox>,
+    finished: Result<Result<Returned, Failure>, Stopped>,
+    limits: &Limits,
+    started: Instant,
+) -> Execution {
     let fuel_consumed = limits.fuel.saturating_sub(store.get_fuel().unwrap_or(0));
     let sandbox = store.data();
     let (stdout, dropped_stdout) = sandbox.stdout.take();
@@ -196,23 +227,23 @@ pub(crate) async fn execute(
 }
 
 /// Why a run was stopped from outside the guest.
-enum Stopped {
+pub(crate) enum Stopped {
     Timeout,
     Cancelled,
 }
 
 /// When a call that starts now must end; far in the future rather than overflowing for an
 /// enormous timeout.
-fn deadline_after(timeout: Duration) -> Instant {
+pub(crate) fn deadline_after(timeout: Duration) -> Instant {
     const CENTURY: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
     let now = Instant::now();
     now.checked_add(timeout).or_else(|| now.checked_add(CENTURY)).unwrap_or(now)
 }
 
 /// A run that failed, and whether it failed while instantiating (before the export ran).
-struct Failure {
-    error: wasmtime::Error,
-    instantiating: bool,
+pub(crate) struct Failure {
+    pub(crate) error: wasmtime::Error,
+    pub(crate) instantiating: bool,
 }
 
 /// Instantiates and calls the export.

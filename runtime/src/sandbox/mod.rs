@@ -6,7 +6,8 @@
 //! Here too: the engine every instance runs in ([`engine`]), what a tool's imports are
 //! linked to ([`link`]), and the host side of those imports the host wraps or provides:
 //! open files ([`files`]), outbound HTTP ([`http`]) and calls to other tools ([`nested`]).
-//! [`execute`] runs one export of a tool in a fresh instance under its limits.
+//! [`execute`] runs one export of a tool in a fresh instance under its limits; [`ready`]
+//! makes a tool's next instance before its call.
 
 pub(crate) mod engine;
 pub(crate) mod execute;
@@ -16,6 +17,7 @@ pub(crate) mod journal;
 mod lines;
 pub(crate) mod link;
 pub(crate) mod nested;
+pub(crate) mod ready;
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
@@ -153,6 +155,26 @@ impl Sandbox {
             calls,
             journal: given.journal.cloned(),
         })
+    }
+}
+
+impl Sandbox {
+    /// Gives an instance made before its call ([`ready`]) what only the call has: its
+    /// deadline, the tools it may call, its secrets (for HTTP refusals and streamed lines)
+    /// and where its stdout goes while it runs.
+    pub(crate) fn bind(
+        &mut self,
+        deadline: Instant,
+        calls: NestedCalls,
+        redactor: &Redactor,
+        stdout_lines: Option<&StdoutLines>,
+    ) {
+        self.deadline = deadline;
+        self.calls = calls;
+        self.gate.set_redactor(redactor.clone());
+        if let Some(sink) = stdout_lines {
+            self.stdout.forward_lines(LineForwarder::new(sink.clone(), redactor.clone()));
+        }
     }
 }
 

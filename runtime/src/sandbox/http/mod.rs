@@ -185,6 +185,12 @@ impl HttpGate {
         }
     }
 
+    /// Redacts with `redactor` from now on: a call's secrets, bound to an instance made
+    /// before the call ([`crate::sandbox::ready`]).
+    pub(crate) fn set_redactor(&mut self, redactor: Redactor) {
+        self.redactor = redactor;
+    }
+
     /// Records the call's requests into `journal`, or answers them from it.
     pub(crate) fn with_journal(mut self, journal: Option<Journal>) -> Self {
         self.journal = journal;
