@@ -1,5 +1,6 @@
 //! Shared fixtures: one runtime over the test guests, built once for the whole suite.
 
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use serde_json::Value;
@@ -87,4 +88,38 @@ pub fn kind(output: &ToolOutput) -> &'static str {
 pub fn value(output: &ToolOutput) -> Value {
     assert!(!output.is_error, "expected success, got {output:#?}");
     output.value().expect("a successful output is JSON")
+}
+
+/// A tools folder of its own per test, removed at the end. `name` must be unique in the suite.
+pub struct Folder(pub PathBuf);
+
+impl Folder {
+    pub fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("toolcell-it-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+
+    pub fn put(&self, file: &str, guest: &str) {
+        std::fs::copy(guest, self.0.join(file)).unwrap();
+    }
+
+    pub fn write(&self, file: &str, text: &str) {
+        std::fs::write(self.0.join(file), text).unwrap();
+    }
+
+    pub fn source(&self, file: &str) -> String {
+        self.0.join(file).display().to_string()
+    }
+
+    pub async fn runtime(&self) -> Runtime {
+        Runtime::builder().tools_dir(&self.0).compile_cache(COMPILE_CACHE).build().await.unwrap()
+    }
+}
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }

@@ -2,7 +2,6 @@
 //! the call's own deadline, stdout sink, nested calls and limits, and is never called by
 //! another version of the tools than the one it was made for.
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -10,7 +9,7 @@ use serde_json::{Value, json};
 use toolcell_runtime::policy::Grants;
 use toolcell_runtime::{LimitOverrides, Limits, Runtime, ToolCall, ToolOutput};
 
-use crate::common::{COMPILE_CACHE, kind, value};
+use crate::common::{COMPILE_CACHE, Folder, kind, value};
 
 /// Calls of `tool` so far that ran in an instance made ready before them.
 fn ready_calls(runtime: &Runtime, tool: &str) -> u64 {
@@ -123,29 +122,18 @@ async fn a_tool_whose_instances_start_big_never_has_one_kept_ready() {
     ready_call(&runtime, ToolCall::new("c", "counter", "{}")).await;
 }
 
-/// A tools folder of its own, removed at the end.
-struct Folder(PathBuf);
-
-impl Drop for Folder {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reload_never_calls_an_instance_made_for_the_version_before() {
-    let folder = Folder(std::env::temp_dir().join(format!("toolcell-ready-reload-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(&folder.0);
-    std::fs::create_dir_all(&folder.0).unwrap();
-    std::fs::copy(toolcell_tests::ENV_READER, folder.0.join("env_reader.wasm")).unwrap();
+    let folder = Folder::new("ready-reload");
+    folder.put("env_reader.wasm", toolcell_tests::ENV_READER);
     let grant = |value: &str| format!("[tools.env_reader]\nenv = {{ API_TOKEN = \"{value}\" }}\n");
-    std::fs::write(folder.0.join("toolcell.toml"), grant("first")).unwrap();
-    let first = Runtime::builder().tools_dir(&folder.0).compile_cache(COMPILE_CACHE).build().await.unwrap();
+    folder.write("toolcell.toml", &grant("first"));
+    let first = folder.runtime().await;
     let read = || ToolCall::new("e", "env_reader", json!({"name": "API_TOKEN"}));
     assert_eq!(value(&ready_call(&first, read()).await), json!("token=first"));
     // One is ready for the first version now; the next version must not get it.
     tokio::time::sleep(Duration::from_millis(100)).await;
-    std::fs::write(folder.0.join("toolcell.toml"), grant("second")).unwrap();
+    folder.write("toolcell.toml", &grant("second"));
     let (next, _) = first.reload().await.unwrap();
     assert_eq!(value(&next.call(read()).await), json!("token=second"));
     assert_eq!(value(&ready_call(&next, read()).await), json!("token=second"));

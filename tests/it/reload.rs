@@ -1,47 +1,13 @@
 //! `Runtime::reload`: a new version of the tools from the same sources, compiling only
 //! what changed, keeping what breaks, and leaving calls in flight on their version.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::json;
 use toolcell_runtime::{CallError, LimitOverrides, Runtime, RuntimeError, ToolCall};
 
-use crate::common::COMPILE_CACHE;
-
-/// A tools folder of its own per test, removed at the end.
-struct Folder(PathBuf);
-
-impl Folder {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("toolcell-reload-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
-    }
-
-    fn put(&self, file: &str, guest: &str) {
-        std::fs::copy(guest, self.0.join(file)).unwrap();
-    }
-
-    fn write(&self, file: &str, text: &str) {
-        std::fs::write(self.0.join(file), text).unwrap();
-    }
-
-    fn source(&self, file: &str) -> String {
-        self.0.join(file).display().to_string()
-    }
-
-    async fn runtime(&self) -> Runtime {
-        Runtime::builder().tools_dir(&self.0).compile_cache(COMPILE_CACHE).build().await.unwrap()
-    }
-}
-
-impl Drop for Folder {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use crate::common::{COMPILE_CACHE, Folder};
 
 fn names(runtime: &Runtime) -> Vec<String> {
     runtime.definitions().map(|tool| tool.name.clone()).collect()

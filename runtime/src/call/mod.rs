@@ -189,7 +189,7 @@ impl Runner {
         let replayed_access = journaled
             .as_ref()
             .and_then(|journaled| journaled.dirs)
-            .map(|dirs| Access { dirs: dirs.to_vec(), ..entry.access.clone() });
+            .map(|dirs| Access { dirs: dirs.to_vec(), ..Access::clone(&entry.access) });
         let access = replayed_access.as_ref().unwrap_or(&entry.access);
         // A recorded or replayed call observes through its journal from its first
         // instruction: it makes its own instance, as does a call with limits of its own.
@@ -216,7 +216,7 @@ impl Runner {
             }
         };
         if journal.is_none() {
-            self.make_ready(entry, used);
+            self.make_ready(entry, used, _admitted.is_some());
         }
         let usage = Usage {
             duration: started.elapsed(),
@@ -243,8 +243,12 @@ impl Runner {
     /// After a call of `entry`, off the call's path: drops the instance it used, if it was
     /// made ready for it (resetting the pool slot is the drop's work), then, once no call is
     /// running, makes the tool's next instances ready, unless enough are ready or being made.
-    fn make_ready(&self, entry: &ToolEntry, used: Option<Used>) {
-        let claim = entry.ready.claim();
+    /// `admitted`: this call still holds a place to run (a call from outside does).
+    fn make_ready(&self, entry: &ToolEntry, used: Option<Used>, admitted: bool) {
+        // While other calls run, nothing would be made (see below): back to back, a call
+        // that claimed would cost a task and a timer for nothing.
+        let others_running = self.host.admission.in_flight().running > usize::from(admitted);
+        let claim = if others_running { None } else { entry.ready.claim() };
         if used.is_none() && claim.is_none() {
             return;
         }

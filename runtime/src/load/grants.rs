@@ -94,7 +94,7 @@ pub(super) fn grant_access(
                 let limits = recipe.limits.with(&grants.limits);
                 let counters = shared.metrics.tool(&name);
                 let call_tools = grants.call_tools.clone().into();
-                let ready = Arc::default();
+                let (access, ready) = (Arc::new(access), Arc::default());
                 entries.insert(name, ToolEntry { tool, limits, grants, access, call_tools, counters, ready });
             }
             Err(reason) => diagnostics.push(LoadDiagnostic {

@@ -40,12 +40,13 @@ pub(crate) struct ToolEntry {
     pub(crate) tool: LoadedTool,
     pub(crate) limits: Limits,
     pub(crate) grants: Grants,
-    pub(crate) access: Access,
+    /// Shared with the task that makes its instances ready.
+    pub(crate) access: Arc<Access>,
     /// The tools it may call (code mode).
     pub(crate) call_tools: Arc<[String]>,
     /// This tool's metrics (the same across reloads).
     pub(crate) counters: Arc<ToolCounters>,
-    /// Its instance made ready for its next call ([`crate::sandbox::ready`]): this version's
+    /// Its instances made ready for its next calls ([`crate::sandbox::ready`]): this version's
     /// own, made under this version's grants.
     pub(crate) ready: Arc<ReadySlot>,
 }
