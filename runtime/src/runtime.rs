@@ -52,10 +52,11 @@ impl Runtime {
     /// is not served until it loads. Calls in flight finish on the version they started
     /// with. The new version shares this one's engine, concurrency limit and network bounds.
     ///
-    /// Returns the new version and the sources it compiled. When nothing it reads changed
-    /// since this version was built (the policy files' bytes, each component's bytes, by
-    /// digest or by a file identity that vouches for them), returns this version itself
-    /// ([`Runtime::same_version`]): nothing is compiled, loaded or logged.
+    /// Returns the new version and the sources it compiled (or took from the compile cache), in
+    /// the order of the sources. When nothing it reads changed since this version was built
+    /// (the policy files' bytes, each component's bytes, by digest or by a file identity that
+    /// vouches for them), returns this version itself ([`Runtime::same_version`]): nothing is
+    /// compiled, loaded or logged.
     ///
     /// # Errors
     /// When a tools folder cannot be read, a policy file is invalid or keeps changing while

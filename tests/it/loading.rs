@@ -203,3 +203,44 @@ async fn compiling_is_reported_one_component_at_a_time_smallest_first_and_readin
     std::fs::remove_dir_all(&cache).unwrap();
     let _ = std::fs::remove_file(cache.with_extension("key"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_warm_start_takes_what_the_cache_holds_and_compiles_and_reports_only_the_rest() {
+    use std::sync::{Arc, Mutex};
+    use toolcell_runtime::load::LoadEvent;
+
+    let cache = temp_dir("partly-cached");
+    let load = |components: &[&str]| {
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let seen = events.clone();
+        let builder = components.iter().fold(Runtime::builder(), |builder, path| builder.component_file(path));
+        let builder = builder.compile_cache(&cache).on_load_progress(move |event| {
+            if let LoadEvent::Compiling { source, .. } = event {
+                seen.lock().unwrap().push(Path::new(source).file_name().unwrap().to_string_lossy().into_owned());
+            }
+        });
+        async move { (builder.build().await.unwrap(), events.lock().unwrap().clone()) }
+    };
+    let entries = || std::fs::read_dir(&cache).unwrap().map(|entry| entry.unwrap().path()).collect::<Vec<_>>();
+    let added = |before: &[PathBuf]| entries().into_iter().find(|entry| !before.contains(entry)).unwrap();
+    assert_eq!(load(&[toolcell_tests::ECHO]).await.1, ["echo.wasm"]);
+    let echo_entry = entries().pop().unwrap();
+    let before = entries();
+    assert_eq!(load(&[toolcell_tests::COUNTER]).await.1, ["counter.wasm"]);
+    let counter_entry = added(&before);
+    assert_eq!(load(&[toolcell_tests::PANIC]).await.1, ["panic.wasm"]);
+    // Swapped: the counter's entry now holds the echo's compiled code.
+    std::fs::copy(&echo_entry, &counter_entry).unwrap();
+
+    let guests = [toolcell_tests::COUNTER, toolcell_tests::ECHO, toolcell_tests::PANIC];
+    let (runtime, compiled) = load(&guests).await;
+    assert_eq!(compiled, ["counter.wasm"], "only what the cache does not hold (authentic) is compiled, and reported");
+    let names: Vec<String> = runtime.definitions().map(|tool| tool.name.clone()).collect();
+    assert_eq!(names, ["counter", "echo", "panic"]);
+    let counted = runtime.call(toolcell_runtime::ToolCall::new("c", "counter", "{}")).await;
+    assert!(!counted.is_error, "{counted:#?}");
+    let (_, compiled) = load(&guests).await;
+    assert!(compiled.is_empty(), "all from the cache now: {compiled:?}");
+    std::fs::remove_dir_all(&cache).unwrap();
+    let _ = std::fs::remove_file(cache.with_extension("key"));
+}

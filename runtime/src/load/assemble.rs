@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use wasmtime::Engine;
 
 use super::cache::CompileCache;
-use super::component::{self, FileIdentity, LoadedTool, NotLoaded, Prepared, Read};
+use super::component::{self, Compile, FileIdentity, LoadedTool, NotLoaded, Prepared, Read};
 use super::component::{LoadDiagnostic, LoadEvent};
 use super::error::RuntimeError;
 use super::grants::{check_fits_pool, grant_access, protected_paths, refuse_unsafe_grants, report_uncallable};
@@ -163,18 +163,20 @@ fn partial_version(
     Arc::new(Version { shared, recipe, tools: entries, compiling, code_mode, diagnostics, read: None })
 }
 
-/// Compiles every component, one at a time and smallest first (or, when `steering` wants a
-/// tool sooner, that one next), reads each one's metadata, and keeps the first (in the order of
-/// the sources) of any two that define the same tool name. A component the `previous` version
+/// Takes every component the compile cache holds from it, a few at a time
+/// ([`from_cache_at_once`]), then compiles the rest one at a time and smallest first (or,
+/// when `steering` wants a tool sooner, that one next); reads each one's metadata, and keeps
+/// the first (in the order of the sources) of any two that define the same tool name. A component the `previous` version
 /// loaded from the same bytes is reused as it is; one that fails where the previous version
 /// loaded it keeps that version, unless `policy` changed that tool's grants (they were written
 /// for the component that failed, not for the old one). After each component, `steering` is
-/// given the tools loaded so far. Returns the sources compiled, and whether a load failed for
-/// want of something in the host rather than in the component (the next reload must try it
-/// again).
+/// given the tools loaded so far. Returns the sources compiled (or taken from the cache), in
+/// the order of the sources, and whether a load failed for want of something in the host
+/// rather than in the component (the next reload must try it again).
 ///
-/// One at a time, because each compilation already uses every core: the small tools are ready
-/// (and in the compile cache) in a fraction of the time, rather than all at the end together.
+/// Compiling goes one at a time because each compilation already uses every core: the small
+/// tools are ready (and in the compile cache) in a fraction of the time, rather than all at
+/// the end together.
 async fn compile_and_load(
     shared: &Shared,
     inputs: Vec<Input>,
@@ -185,22 +187,92 @@ async fn compile_and_load(
     steering: Option<&Steering<'_>>,
 ) -> (BTreeMap<String, LoadedTool>, Vec<String>, bool) {
     let mut pending: Vec<(usize, Input)> = inputs.into_iter().enumerate().collect();
+    let outcomes = (0..pending.len()).map(|_| None).collect();
+    let mut assembly =
+        Assembly { shared, limits, policy, previous, steering, outcomes, compiled: Vec::new(), retry: false };
+    if shared.cache.is_some() {
+        pending = assembly.take_from_cache(pending).await;
+    }
     pending.sort_by_key(|(_, input)| input.read.len());
-    let mut outcomes: Vec<Option<Outcome>> = (0..pending.len()).map(|_| None).collect();
-    let mut compiled = Vec::new();
-    let mut retry = false;
     while !pending.is_empty() {
         let next = steering.and_then(|steering| steering.wanted.first(pending.iter().map(|(_, input)| &input.source)));
-        let (index, input) = pending.remove(next.unwrap_or(0));
+        let (index, Input { source, read, tool }) = pending.remove(next.unwrap_or(0));
+        let preparing = tokio::task::spawn_blocking(preparation(shared, read, previous, &source, false))
+            .await
+            .unwrap_or_else(|err| Preparing::Failed(format!("loading panicked: {err}")));
+        assembly.load(index, PreparedInput { source, tool, preparing }).await;
+    }
+    let Assembly { outcomes, mut compiled, retry, .. } = assembly;
+    let tools = select(outcomes.iter().flatten(), Some(diagnostics));
+    compiled.sort();
+    (tools, compiled.into_iter().map(|(_, source)| source).collect(), retry)
+}
+
+/// How many components are taken from the compile cache at once: one per core, up to four.
+/// Taking one (reading, authenticating and loading its code) uses one core; one at a time, a
+/// warm start of ten tools used one of two.
+fn from_cache_at_once() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZero::get).clamp(1, 4)
+}
+
+/// A version's tools as [`compile_and_load`] loads them.
+struct Assembly<'a> {
+    shared: &'a Shared,
+    limits: &'a Limits,
+    policy: &'a Policy,
+    previous: Option<&'a Version>,
+    steering: Option<&'a Steering<'a>>,
+    /// By input index.
+    outcomes: Vec<Option<Outcome>>,
+    /// The sources compiled or taken from the cache, with their input index.
+    compiled: Vec<(usize, String)>,
+    retry: bool,
+}
+
+impl Assembly<'_> {
+    /// Loads those of `pending` the compile cache holds (and those unchanged since the previous
+    /// version, or unreadable), a few at a time; returns the rest, to compile.
+    async fn take_from_cache(&mut self, mut pending: Vec<(usize, Input)>) -> Vec<(usize, Input)> {
+        let mut uncached = Vec::new();
+        let mut taking = tokio::task::JoinSet::new();
+        let mut started = std::collections::HashMap::new();
+        let at_once = from_cache_at_once();
+        loop {
+            while taking.len() < at_once && !pending.is_empty() {
+                let wanted = self.steering.and_then(|steering| {
+                    steering.wanted.first(pending.iter().map(|(_, input): &(usize, Input)| &input.source))
+                });
+                let (index, Input { source, read, tool }) = pending.remove(wanted.unwrap_or(0));
+                let task = taking.spawn_blocking(preparation(self.shared, read, self.previous, &source, true));
+                started.insert(task.id(), (index, source, tool));
+            }
+            let (id, preparing) = match taking.join_next_with_id().await {
+                None => break,
+                Some(Ok((id, preparing))) => (id, preparing),
+                Some(Err(err)) => (err.id(), Preparing::Failed(format!("loading panicked: {err}"))),
+            };
+            let Some((index, source, tool)) = started.remove(&id) else { continue };
+            if let Preparing::Uncached(read) = preparing {
+                uncached.push((index, Input { source, read, tool }));
+                continue;
+            }
+            self.load(index, PreparedInput { source, tool, preparing }).await;
+        }
+        uncached
+    }
+
+    /// Loads input `index`, prepared; keeps what became of it, and tells the steering.
+    async fn load(&mut self, index: usize, input: PreparedInput) {
         let source = input.source.clone();
-        let outcome = load_one(shared, input, limits, policy, previous, &mut compiled, &mut retry).await;
-        outcomes[index] = Some(outcome);
-        if let Some(steering) = steering {
-            (steering.loaded)(select(outcomes.iter().flatten(), None), source);
+        if matches!(input.preparing, Preparing::Compiled { .. }) {
+            self.compiled.push((index, source.clone()));
+        }
+        let outcome = load_prepared(self.shared, input, self.limits, self.policy, self.previous, &mut self.retry).await;
+        self.outcomes[index] = Some(outcome);
+        if let Some(steering) = self.steering {
+            (steering.loaded)(select(self.outcomes.iter().flatten(), None), source);
         }
     }
-    let tools = select(outcomes.iter().flatten(), Some(diagnostics));
-    (tools, compiled, retry)
 }
 
 /// What [`compile_and_load`] is steered by: the components wanted first, and what to do with
@@ -252,27 +324,42 @@ fn select<'a>(
     tools
 }
 
-/// Compiles (or takes from the cache, or from the `previous` version) and loads one component.
-async fn load_one(
+/// One component's preparation, to run on the blocking pool; see [`prepare_input`].
+fn preparation(
     shared: &Shared,
-    Input { source, read, tool: expected }: Input,
+    read: Read,
+    previous: Option<&Version>,
+    source: &str,
+    cached_only: bool,
+) -> impl FnOnce() -> Preparing + Send + 'static {
+    let before_digest = previous.and_then(|inner| inner.loaded_from(source)).map(|tool| tool.digest);
+    let (engine, linkers, cache) = (shared.engine.clone(), shared.linkers.clone(), shared.cache.clone());
+    let (label, progress) = (source.to_owned(), shared.progress.clone());
+    move || {
+        let report = |event: LoadEvent<'_>| progress.as_ref().map_or((), |report| report(event));
+        prepare_input(&engine, &linkers, cache.as_ref(), read, before_digest, &label, &report, cached_only)
+    }
+}
+
+/// One component prepared: where it came from, the tool it must define (the name the policy
+/// gives a registry tool), and what became of it.
+struct PreparedInput {
+    source: String,
+    tool: Option<String>,
+    preparing: Preparing,
+}
+
+/// Loads one prepared component, or keeps the `previous` version's. `retry`: set when it
+/// failed for want of something in the host, which the next reload must try again.
+async fn load_prepared(
+    shared: &Shared,
+    PreparedInput { source, tool: expected, preparing }: PreparedInput,
     limits: &Limits,
     policy: &Policy,
     previous: Option<&Version>,
-    compiled: &mut Vec<String>,
     retry: &mut bool,
 ) -> Outcome {
     let before = previous.and_then(|inner| inner.loaded_from(&source));
-    let before_digest = before.map(|tool| tool.digest);
-    let (engine, linkers, cache) = (shared.engine.clone(), shared.linkers.clone(), shared.cache.clone());
-    let (label, progress) = (source.clone(), shared.progress.clone());
-    let prepare = move || {
-        let report = |event: LoadEvent<'_>| progress.as_ref().map_or((), |report| report(event));
-        prepare_input(&engine, &linkers, cache.as_ref(), read, before_digest, &label, &report)
-    };
-    let preparing = tokio::task::spawn_blocking(prepare)
-        .await
-        .unwrap_or_else(|err| Preparing::Failed(format!("loading panicked: {err}")));
     let failed = |reason: String, source: String| Outcome {
         tool: None,
         diagnostic: Some(LoadDiagnostic { source: source.clone(), reason }),
@@ -284,8 +371,11 @@ async fn load_one(
         (Preparing::Unchanged { .. }, None) => {
             Err(NotLoaded { reason: "changed while it was read; the next reload reads it again".into(), by_host: true })
         }
+        (Preparing::Uncached(_), _) => Err(NotLoaded {
+            reason: "was not compiled (an internal error); reload to compile it".into(),
+            by_host: true,
+        }),
         (Preparing::Compiled { digest, identity, prepared }, _) => {
-            compiled.push(source.clone());
             match prepared {
                 // Loads take the pool's instance reserved for them, one at a time.
                 Ok(prepared) => {
@@ -340,9 +430,13 @@ enum Preparing {
     Unchanged { identity: Option<FileIdentity> },
     /// Compiled (or read from the cache) and linked, or why not.
     Compiled { digest: [u8; 32], identity: Option<FileIdentity>, prepared: Result<Box<Prepared>, String> },
+    /// Not in the compile cache, when only the cache was to be read: what was read, to compile.
+    Uncached(Read),
 }
 
-/// Prepares one component, unless its digest is `before`'s.
+/// Prepares one component, unless its digest is `before`'s; with `cached_only`, only when
+/// the compile cache has it.
+#[expect(clippy::too_many_arguments, reason = "what one component's preparation reads, each named")]
 fn prepare_input(
     engine: &Engine,
     linkers: &Linkers,
@@ -351,6 +445,7 @@ fn prepare_input(
     before: Option<[u8; 32]>,
     source: &str,
     report: &dyn Fn(LoadEvent<'_>),
+    cached_only: bool,
 ) -> Preparing {
     let (bytes, digest, identity) = match read {
         Read::Failed(reason) => return Preparing::Failed(reason),
@@ -369,7 +464,12 @@ fn prepare_input(
         compiled.set(true);
         report(LoadEvent::Compiling { source, bytes: bytes.len() });
     };
-    let prepared = component::prepare(engine, linkers, cache, &bytes, &digest, &compiling);
+    let compile = if cached_only { Compile::CachedOnly } else { Compile::Announced(&compiling) };
+    let prepared = match component::prepare(engine, linkers, cache, &bytes, &digest, compile) {
+        Ok(Some(prepared)) => Ok(prepared),
+        Ok(None) => return Preparing::Uncached(Read::Bytes { bytes, digest, identity }),
+        Err(reason) => Err(reason),
+    };
     if compiled.get() {
         let elapsed = started.elapsed();
         report(LoadEvent::Compiled { source, elapsed, ok: prepared.is_ok() });

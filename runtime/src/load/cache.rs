@@ -75,6 +75,26 @@ impl CompileCache {
         &self.dir
     }
 
+    /// The cached compilation of the component whose [`digest`] is `digest`, if this cache
+    /// has an authentic entry for it that wasmtime loads.
+    pub(crate) fn cached(&self, engine: &Engine, digest: &[u8; 32]) -> Option<Component> {
+        let key = self.key.as_ref()?;
+        let id = entry_id(engine, digest);
+        let path = self.dir.join(format!("{}.cwasm", hex(&id)));
+        let entry = fs::read(&path).ok()?;
+        match authenticated(key, &id, &entry) {
+            Some(serialized) => match deserialize(engine, serialized) {
+                Ok(component) => return Some(component),
+                Err(err) => tracing::debug!(path = %path.display(), %err, "ignoring an unusable cache entry"),
+            },
+            None => tracing::warn!(
+                path = %path.display(),
+                "a compile-cache entry failed authentication (changed or swapped); compiling afresh"
+            ),
+        }
+        None
+    }
+
     /// The cached compilation of `bytes` (whose [`digest`] is `digest`), or a fresh one
     /// (then stored for next time), announced by calling `compiling`. Cache failures are
     /// logged and never fail the load.
@@ -85,26 +105,14 @@ impl CompileCache {
         digest: &[u8; 32],
         compiling: &dyn Fn(),
     ) -> wasmtime::Result<Component> {
-        let Some(key) = &self.key else {
-            compiling();
-            return Component::from_binary(engine, bytes);
-        };
-        let id = entry_id(engine, digest);
-        let path = self.dir.join(format!("{}.cwasm", hex(&id)));
-        if let Ok(entry) = fs::read(&path) {
-            match authenticated(key, &id, &entry) {
-                Some(serialized) => match deserialize(engine, serialized) {
-                    Ok(component) => return Ok(component),
-                    Err(err) => tracing::debug!(path = %path.display(), %err, "ignoring an unusable cache entry"),
-                },
-                None => tracing::warn!(
-                    path = %path.display(),
-                    "a compile-cache entry failed authentication (changed or swapped); compiling afresh"
-                ),
-            }
+        if let Some(component) = self.cached(engine, digest) {
+            return Ok(component);
         }
         compiling();
         let component = Component::from_binary(engine, bytes)?;
+        let Some(key) = &self.key else { return Ok(component) };
+        let id = entry_id(engine, digest);
+        let path = self.dir.join(format!("{}.cwasm", hex(&id)));
         let stored = component.serialize().map_err(|err| err.to_string()).and_then(|serialized| {
             write_atomically(&path, &seal(key, &id, &serialized)).map_err(|err| err.to_string())
         });

@@ -229,6 +229,15 @@ pub(crate) struct LoadedTool {
     pub(crate) uses_http: bool,
 }
 
+/// Whether [`prepare`] may compile.
+#[derive(Clone, Copy)]
+pub(crate) enum Compile<'a> {
+    /// Only from the compile cache: `Ok(None)` when it is not there.
+    CachedOnly,
+    /// When the cache lacks it, compile it, calling this first.
+    Announced(&'a dyn Fn()),
+}
+
 /// Compiles (or loads from the cache) and links a component. Blocking: compilation takes
 /// hundreds of milliseconds or more.
 pub(crate) fn prepare(
@@ -237,8 +246,8 @@ pub(crate) fn prepare(
     cache: Option<&CompileCache>,
     bytes: &[u8],
     digest: &[u8; 32],
-    compiling: &dyn Fn(),
-) -> Result<Prepared, String> {
+    compile: Compile<'_>,
+) -> Result<Option<Prepared>, String> {
     const MAGIC: &[u8] = b"\0asm";
     const CORE_VERSION: &[u8] = &[1, 0, 0, 0];
     if bytes.len() < 8 || &bytes[..4] != MAGIC {
@@ -249,9 +258,14 @@ pub(crate) fn prepare(
                     target, which produces a component"
             .into());
     }
-    let compiled = match cache {
-        Some(cache) => cache.compile(engine, bytes, digest, compiling),
-        None => {
+    let compiled = match (cache, compile) {
+        (Some(cache), Compile::CachedOnly) => match cache.cached(engine, digest) {
+            Some(component) => Ok(component),
+            None => return Ok(None),
+        },
+        (None, Compile::CachedOnly) => return Ok(None),
+        (Some(cache), Compile::Announced(compiling)) => cache.compile(engine, bytes, digest, compiling),
+        (None, Compile::Announced(compiling)) => {
             compiling();
             Component::from_binary(engine, bytes)
         }
@@ -279,7 +293,7 @@ pub(crate) fn prepare(
     })?;
     let uses_http =
         component.component_type().imports(engine).any(|(name, _)| name.starts_with("wasi:http/outgoing-handler"));
-    Ok(Prepared { component, core, capabilities, annotations, uses_http })
+    Ok(Some(Prepared { component, core, capabilities, annotations, uses_http }))
 }
 
 /// Whether a tool reaches the open world: what it declares, else whether it requests or is
