@@ -46,6 +46,7 @@ pub struct RuntimeBuilder {
     progress: Option<Progress>,
     resolver: Resolver,
     max_call_depth: u32,
+    ready_instances: bool,
     host_secrets: Vec<String>,
     resume_key: Option<[u8; 32]>,
     denials_file: Option<PathBuf>,
@@ -119,6 +120,7 @@ impl RuntimeBuilder {
             progress: None,
             resolver: Resolver::default(),
             max_call_depth: DEFAULT_MAX_CALL_DEPTH,
+            ready_instances: true,
             host_secrets: Vec::new(),
             resume_key: None,
             denials_file: None,
@@ -280,6 +282,16 @@ impl RuntimeBuilder {
     /// tool and exits (`toolcell invoke`): it compiles, or reads from the cache, one tool.
     pub fn only_tool(mut self, tool: impl Into<String>) -> Self {
         self.only_tool = Some(tool.into());
+        self
+    }
+
+    /// Whether tools' instances are made ready before their calls (default: yes). While no
+    /// call runs, each tool's next instances (two at most) are made in the background, so a
+    /// call only binds its own deadline, secrets and nested calls to one and runs. They hold
+    /// up to 256 MiB and 16 more pool slots in all. Off, every call makes its own instance
+    /// and the pool has 16 slots fewer: for a host that would rather not hold that memory.
+    pub fn ready_instances(mut self, on: bool) -> Self {
+        self.ready_instances = on;
         self
     }
 
@@ -469,7 +481,8 @@ impl RuntimeBuilder {
             (None, Allocator::Default | Allocator::OnDemand) => default_max_concurrent_calls(),
         };
         let instances_per_call = if nests_calls(policy) { self.max_call_depth.saturating_add(1) } else { 1 };
-        let pool = Pooling { slots: concurrency, instances_per_call, max_memory_bytes };
+        let ready_instances = if self.ready_instances { READY_INSTANCES } else { 0 };
+        let pool = Pooling { slots: concurrency, instances_per_call, max_memory_bytes, ready_instances };
         let (engine, pooling) = engine_for(self.allocator, pool)?;
         let ticker = EpochTicker::start(&engine).map_err(RuntimeError::Ticker)?;
         let linkers = Linkers::new(&engine).map_err(|err| RuntimeError::Engine(err.to_string()))?;
@@ -491,7 +504,7 @@ impl RuntimeBuilder {
             resume_key,
             progress: self.progress,
             loading: tokio::sync::Mutex::new(()),
-            ready: ReadyRoom::new(READY_INSTANCES),
+            ready: ReadyRoom::new(ready_instances),
             _ticker: ticker,
         });
         let host = Arc::new(Host {

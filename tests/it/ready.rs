@@ -198,3 +198,16 @@ async fn a_python_program_leaves_nothing_for_the_next_in_a_ready_instance() {
     let found: &Value = &first["value"];
     assert_eq!((&found["builtin"], &found["module"]), (&json!(false), &json!(false)), "{found:#}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runtime_told_not_to_makes_no_instance_ready() {
+    let runtime = guests(&[toolcell_tests::COUNTER]).ready_instances(false).build().await.unwrap();
+    for _ in 0..10 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(value(&runtime.call(ToolCall::new("c", "counter", "{}")).await), json!(1));
+    }
+    assert_eq!(ready_calls(&runtime, "counter"), 0, "every call made its own instance");
+    // The default makes them, in the same pauses.
+    let runtime = guests(&[toolcell_tests::COUNTER]).build().await.unwrap();
+    ready_call(&runtime, ToolCall::new("c", "counter", "{}")).await;
+}

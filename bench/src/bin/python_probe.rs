@@ -4,7 +4,10 @@
 //! its memory map to stderr at the end, to place `perf record -e page-faults -d` addresses
 //! (the `python` tool's memory image is the `/memfd:wasm-memory-image` mapping).
 //!
-//! `toolcell-python-probe [CALLS] [CODE]` (default: 200 calls of `print(1)`).
+//! `toolcell-python-probe [CALLS] [CODE]` (default: 200 calls of `print(1)`); `PROBE_READY=0`
+//! makes no instance ready before its call (`RuntimeBuilder::ready_instances`). Another standard
+//! tool with `PROBE_TOOL=calculator PROBE_ARGS='{"expression": "1 + 2"}'`. It ends with the
+//! process's peak and current resident memory, to see whether calls leave anything behind.
 
 use std::time::Instant;
 
@@ -23,13 +26,20 @@ fn main() {
         tokio::runtime::Builder::new_multi_thread().enable_all().build()
     };
     let tokio = tokio.expect("tokio");
-    let runtime = tokio.block_on(
-        Runtime::builder().component_file(format!("{}/python.wasm", toolcell_tools::DIR)).compile_cache(&cache).build(),
-    );
+    let tool = std::env::var("PROBE_TOOL").unwrap_or_else(|_| "python".into());
+    let arguments = match std::env::var("PROBE_ARGS") {
+        Ok(arguments) => serde_json::from_str(&arguments).expect("PROBE_ARGS is JSON"),
+        Err(_) => json!({ "code": code }),
+    };
+    // PROBE_READY=0: no instance made ready before its call.
+    let ready = std::env::var("PROBE_READY").map_or(true, |on| on != "0");
+    let builder = Runtime::builder().component_file(format!("{}/{tool}.wasm", toolcell_tools::DIR));
+    let runtime = tokio.block_on(builder.compile_cache(&cache).ready_instances(ready).build());
     let runtime = runtime.expect("runtime");
     let call = || {
-        let output = tokio.block_on(runtime.call(ToolCall::new("probe", "python", json!({ "code": code }))));
-        assert!(output.value().is_some_and(|run| run["ok"] == true), "{}", output.content);
+        let output = tokio.block_on(runtime.call(ToolCall::new("probe", tool.clone(), arguments.clone())));
+        let ran = output.value().is_some_and(|run| tool != "python" || run["ok"] == true);
+        assert!(!output.is_error && ran, "{}", output.content);
     };
     for _ in 0..10 {
         call();
@@ -38,7 +48,7 @@ fn main() {
     let gap = std::time::Duration::from_micros(
         std::env::var("PROBE_GAP_MS").ok().and_then(|ms| ms.parse::<f64>().ok()).map_or(0, |ms| (ms * 1e3) as u64),
     );
-    let ready_before = ready_calls(&runtime);
+    let ready_before = ready_calls(&runtime, &tool);
     let before = usage();
     let mut walls = Vec::with_capacity(calls);
     for _ in 0..calls {
@@ -47,7 +57,7 @@ fn main() {
         call();
         walls.push(started.elapsed().as_secs_f64() * 1e3);
     }
-    let ready = ready_calls(&runtime) - ready_before;
+    let ready = ready_calls(&runtime, &tool) - ready_before;
     let after = usage();
     if std::env::var_os("PROBE_MAPS").is_some() {
         eprintln!("{}", std::fs::read_to_string("/proc/self/maps").unwrap_or_default());
@@ -64,11 +74,15 @@ fn main() {
         per(after.1 - before.1),
         per(after.2 - before.2),
     );
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field =
+        |name: &str| status.lines().find(|line| line.starts_with(name)).map_or("?", |line| line[name.len()..].trim());
+    println!("resident memory: peak {}, now {}", field("VmHWM:"), field("VmRSS:"));
 }
 
-/// Calls of the `python` tool so far that ran in an instance made ready before them.
-fn ready_calls(runtime: &Runtime) -> u64 {
-    runtime.metrics().tools.get("python").map_or(0, |tool| tool.ready_instance_calls)
+/// Calls of `tool` so far that ran in an instance made ready before them.
+fn ready_calls(runtime: &Runtime, tool: &str) -> u64 {
+    runtime.metrics().tools.get(tool).map_or(0, |tool| tool.ready_instance_calls)
 }
 
 /// (user ms, system ms, minor faults) of this process so far.

@@ -248,7 +248,7 @@ impl Runner {
         // While other calls run, nothing would be made (see below): back to back, a call
         // that claimed would cost a task and a timer for nothing.
         let others_running = self.host.admission.in_flight().running > usize::from(admitted);
-        let claim = if others_running { None } else { entry.ready.claim() };
+        let claim = if others_running || !self.version.shared.ready.is_open() { None } else { entry.ready.claim() };
         if used.is_none() && claim.is_none() {
             return;
         }

@@ -18,13 +18,14 @@ pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 /// Pre-allocated instance slots for up to `slots` calls at once, each with memories of up to
 /// `max_memory_bytes`, and `instances_per_call` instances for each: 1, or one more per level
 /// of calls from tool to tool when the policy lets tools call others; and
-/// [`LOADING_INSTANCES`] more for loading, and [`READY_INSTANCES`] for instances made ready
-/// before their call.
+/// [`LOADING_INSTANCES`] more for loading, and `ready_instances` ([`READY_INSTANCES`], or none)
+/// for instances made ready before their call.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Pooling {
     pub(crate) slots: u32,
     pub(crate) instances_per_call: u32,
     pub(crate) max_memory_bytes: u64,
+    pub(crate) ready_instances: u32,
 }
 
 /// Instances of the pool that calls never take: loading a component calls its describing
@@ -74,9 +75,9 @@ pub(crate) fn new_engine(pooling: Option<Pooling>) -> wasmtime::Result<Engine> {
         .max_wasm_stack(MAX_WASM_STACK)
         .async_stack_size(MAX_WASM_STACK + HOST_STACK)
         .wasm_backtrace_max_frames(NonZeroUsize::new(BACKTRACE_FRAMES));
-    if let Some(Pooling { slots, instances_per_call, max_memory_bytes }) = pooling {
+    if let Some(Pooling { slots, instances_per_call, max_memory_bytes, ready_instances }) = pooling {
         let instances =
-            slots.saturating_mul(instances_per_call).saturating_add(LOADING_INSTANCES).saturating_add(READY_INSTANCES);
+            slots.saturating_mul(instances_per_call).saturating_add(LOADING_INSTANCES).saturating_add(ready_instances);
         let mut pool = PoolingAllocationConfig::default();
         pool.max_core_instances_per_component(CORE_INSTANCES_PER_CALL)
             .max_memories_per_component(MEMORIES_PER_CALL)

@@ -116,11 +116,19 @@ const READY_MEMORY_BYTES: u64 = 256 << 20;
 pub(crate) struct ReadyRoom {
     slots: Arc<Semaphore>,
     bytes_left: Mutex<u64>,
+    /// Whether it has any slot: with none, no instance is ever made ready.
+    open: bool,
 }
 
 impl ReadyRoom {
     pub(crate) fn new(slots: u32) -> Arc<Self> {
-        Arc::new(Self { slots: Arc::new(Semaphore::new(slots as usize)), bytes_left: Mutex::new(READY_MEMORY_BYTES) })
+        let (bytes_left, open) = (Mutex::new(READY_MEMORY_BYTES), slots > 0);
+        Arc::new(Self { slots: Arc::new(Semaphore::new(slots as usize)), bytes_left, open })
+    }
+
+    /// Whether instances may be made ready at all ([`crate::RuntimeBuilder::ready_instances`]).
+    pub(crate) fn is_open(&self) -> bool {
+        self.open
     }
 
     fn reserve(self: &Arc<Self>, bytes: u64) -> Option<Reservation> {
