@@ -17,13 +17,23 @@ use crate::common::runtime;
 /// A span's fields, each as text.
 pub type Fields = BTreeMap<String, String>;
 
-/// Records every span's fields; a span is kept once it closes. And every event (log line)
-/// in a `tool_call` span, at every level, with its level and the span's `tool_call.id`.
+/// Records every open span's fields, and keeps the `tool_call` spans that close while a test
+/// watches for their call id's prefix, with every event (log line) in them, at every level,
+/// with its level and the span's `tool_call.id`. Only what is watched is kept: kept for the
+/// whole binary, the spans and events of every call of every test grew the suite to gigabytes.
 #[derive(Clone, Default)]
 struct Recorder {
     open: Arc<Mutex<HashMap<u64, (String, Fields)>>>,
-    closed: Arc<Mutex<Vec<(String, Fields)>>>,
+    /// The call id prefixes tests are watching now.
+    watched: Arc<Mutex<Vec<String>>>,
+    closed: Arc<Mutex<Vec<Fields>>>,
     events: Arc<Mutex<Vec<Fields>>>,
+}
+
+impl Recorder {
+    fn watched(&self, call: &str) -> bool {
+        self.watched.lock().unwrap().iter().any(|prefix| call.starts_with(prefix.as_str()))
+    }
 }
 
 struct Collect<'a>(&'a mut Fields);
@@ -69,7 +79,7 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Recorder {
             let open = self.open.lock().unwrap();
             scope.into_iter().find_map(|span| open.get(&span.id().into_u64())?.1.get("tool_call.id").cloned())
         });
-        let Some(call) = call else { return };
+        let Some(call) = call.filter(|call| self.watched(call)) else { return };
         let mut fields = Fields::new();
         event.record(&mut Collect(&mut fields));
         fields.insert("level".into(), event.metadata().level().to_string());
@@ -79,8 +89,9 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Recorder {
     }
 
     fn on_close(&self, id: Id, _: Context<'_, S>) {
-        if let Some(span) = self.open.lock().unwrap().remove(&id.into_u64()) {
-            self.closed.lock().unwrap().push(span);
+        let Some((name, fields)) = self.open.lock().unwrap().remove(&id.into_u64()) else { return };
+        if name == "tool_call" && fields.get("tool_call.id").is_some_and(|call| self.watched(call)) {
+            self.closed.lock().unwrap().push(fields);
         }
     }
 }
@@ -112,22 +123,25 @@ pub async fn tool_call_spans_and_events<F: Future>(
     future: F,
 ) -> (F::Output, Vec<Fields>, Vec<Fields>) {
     let recorder = recorder();
+    recorder.watched.lock().unwrap().push(id_prefix.to_owned());
     let output = future.await;
-    let closed = recorder.closed.lock().unwrap();
-    let spans = closed
-        .iter()
-        .filter(|(name, fields)| {
-            name == "tool_call" && fields.get("tool_call.id").is_some_and(|id| id.starts_with(id_prefix))
-        })
-        .map(|(_, fields)| fields.clone())
-        .collect();
-    let events = recorder.events.lock().unwrap();
-    let events = events
-        .iter()
-        .filter(|fields| fields.get("tool_call.id").is_some_and(|id| id.starts_with(id_prefix)))
-        .cloned()
-        .collect();
+    let mut watched = recorder.watched.lock().unwrap();
+    if let Some(at) = watched.iter().position(|prefix| prefix == id_prefix) {
+        watched.remove(at);
+    }
+    drop(watched);
+    let ours = |fields: &Fields| fields.get("tool_call.id").is_some_and(|id| id.starts_with(id_prefix));
+    let spans = take(&recorder.closed, ours);
+    let events = take(&recorder.events, ours);
     (output, spans, events)
+}
+
+/// Takes the entries of `kept` that are `ours`, in order, and leaves the others.
+fn take(kept: &Mutex<Vec<Fields>>, ours: impl Fn(&Fields) -> bool) -> Vec<Fields> {
+    let mut kept = kept.lock().unwrap();
+    let (taken, left) = std::mem::take(&mut *kept).into_iter().partition(|fields| ours(fields));
+    *kept = left;
+    taken
 }
 
 #[tokio::test]
