@@ -166,11 +166,11 @@ fn partial_version(
 /// Takes every component the compile cache holds from it, a few at a time
 /// ([`from_cache_at_once`]), then compiles the rest one at a time and smallest first (or,
 /// when `steering` wants a tool sooner, that one next); reads each one's metadata, and keeps
-/// the first (in the order of the sources) of any two that define the same tool name. A component the `previous` version
-/// loaded from the same bytes is reused as it is; one that fails where the previous version
-/// loaded it keeps that version, unless `policy` changed that tool's grants (they were written
-/// for the component that failed, not for the old one). After each component, `steering` is
-/// given the tools loaded so far. Returns the sources compiled (or taken from the cache), in
+/// the first (in the order of the sources) of any two that define the same tool name. A
+/// component the `previous` version loaded from the same bytes is reused as it is; one that
+/// fails where the previous version loaded it keeps that version, unless `policy` changed
+/// that tool's grants (they were written for the component that failed, not for the old
+/// one). After each component, `steering` is given the tools loaded so far. Returns the sources compiled (or taken from the cache), in
 /// the order of the sources, and whether a load failed for want of something in the host
 /// rather than in the component (the next reload must try it again).
 ///

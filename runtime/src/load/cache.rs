@@ -95,19 +95,16 @@ impl CompileCache {
         None
     }
 
-    /// The cached compilation of `bytes` (whose [`digest`] is `digest`), or a fresh one
-    /// (then stored for next time), announced by calling `compiling`. Cache failures are
-    /// logged and never fail the load.
-    pub(crate) fn compile(
+    /// `bytes` (whose [`digest`] is `digest`) compiled, announced by calling `compiling`, and
+    /// stored for next time. For a component [`Self::cached`] did not find. Failing to store
+    /// is logged and never fails the load.
+    pub(crate) fn compile_and_store(
         &self,
         engine: &Engine,
         bytes: &[u8],
         digest: &[u8; 32],
         compiling: &dyn Fn(),
     ) -> wasmtime::Result<Component> {
-        if let Some(component) = self.cached(engine, digest) {
-            return Ok(component);
-        }
         compiling();
         let component = Component::from_binary(engine, bytes)?;
         let Some(key) = &self.key else { return Ok(component) };
@@ -332,6 +329,20 @@ mod tests {
         assert_eq!(authenticated(&key, &id, &entry[..20]), None, "truncated");
     }
 
+    /// The component from the cache, or compiled and stored: how a load uses the cache.
+    fn cached_or_compiled(
+        cache: &CompileCache,
+        engine: &Engine,
+        bytes: &[u8],
+        digest: &[u8; 32],
+        compiling: &dyn Fn(),
+    ) -> wasmtime::Result<Component> {
+        match cache.cached(engine, digest) {
+            Some(component) => Ok(component),
+            None => cache.compile_and_store(engine, bytes, digest, compiling),
+        }
+    }
+
     #[test]
     fn an_authentic_entry_wasmtime_cannot_load_is_compiled_again_and_replaced() {
         let dir = std::env::temp_dir().join(format!("toolcell-cache-stale-{}", std::process::id()));
@@ -349,7 +360,8 @@ mod tests {
         fs::write(&path, seal(&key, &id, stale)).unwrap();
 
         let compiled = std::cell::Cell::new(false);
-        let component = cache.compile(&engine, &bytes, &digest, &|| compiled.set(true)).expect("compiled afresh");
+        let component =
+            cached_or_compiled(&cache, &engine, &bytes, &digest, &|| compiled.set(true)).expect("compiled afresh");
         assert!(compiled.get(), "compiling was announced");
         let entry = fs::read(&path).unwrap();
         let serialized = authenticated(&key, &id, &entry).expect("the replacement authenticates");
@@ -372,11 +384,11 @@ mod tests {
         let compiles = std::cell::Cell::new(0);
         let count = || compiles.set(compiles.get() + 1);
 
-        cache.compile(&engine, &bytes, &digest, &count).expect("compiled");
-        cache.compile(&other, &bytes, &digest, &count).expect("compiled");
+        cached_or_compiled(&cache, &engine, &bytes, &digest, &count).expect("compiled");
+        cached_or_compiled(&cache, &other, &bytes, &digest, &count).expect("compiled");
         assert_eq!(compiles.get(), 2, "the other engine compiled instead of reading the first one's entry");
-        cache.compile(&engine, &bytes, &digest, &count).expect("read");
-        cache.compile(&other, &bytes, &digest, &count).expect("read");
+        cached_or_compiled(&cache, &engine, &bytes, &digest, &count).expect("read");
+        cached_or_compiled(&cache, &other, &bytes, &digest, &count).expect("read");
         assert_eq!(compiles.get(), 2, "each engine then reads its own entry");
         let entries = fs::read_dir(&dir)
             .unwrap()

@@ -234,7 +234,8 @@ pub(crate) struct LoadedTool {
 pub(crate) enum Compile<'a> {
     /// Only from the compile cache: `Ok(None)` when it is not there.
     CachedOnly,
-    /// When the cache lacks it, compile it, calling this first.
+    /// Compile it, calling this first, and store it in the cache (which the caller has
+    /// looked in already, with [`Compile::CachedOnly`]).
     Announced(&'a dyn Fn()),
 }
 
@@ -264,7 +265,7 @@ pub(crate) fn prepare(
             None => return Ok(None),
         },
         (None, Compile::CachedOnly) => return Ok(None),
-        (Some(cache), Compile::Announced(compiling)) => cache.compile(engine, bytes, digest, compiling),
+        (Some(cache), Compile::Announced(compiling)) => cache.compile_and_store(engine, bytes, digest, compiling),
         (None, Compile::Announced(compiling)) => {
             compiling();
             Component::from_binary(engine, bytes)
