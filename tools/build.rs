@@ -31,6 +31,8 @@ fn main() {
     artifacts.sort_by(|a, b| a.target_name.cmp(&b.target_name));
     announce(&artifacts, &manifest_dir.join(DEFINITIONS_FILE));
     write_constants(&artifacts, tools_dir.parent().expect("OUT_DIR"));
+    // For cli/build.rs: the tools its precompiled code must have been compiled from.
+    println!("cargo::metadata=dir={}", tools_dir.display());
     let policy = manifest_dir.join(POLICY_FILE);
     std::fs::copy(&policy, tools_dir.join(POLICY_FILE)).expect("copy toolcell.toml into the tools folder");
     println!("cargo:rerun-if-changed={}", policy.display());

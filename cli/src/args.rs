@@ -204,6 +204,16 @@ pub(crate) enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Compile the eight built-in tools ahead of time into DIR (NAME.cwasm), for a build of
+    /// toolcell that ships them: built with TOOLCELL_PRECOMPILED_DIR=DIR, its first `invoke
+    /// python` on a new machine starts in a fraction of a second instead of compiling for
+    /// 10-20 s (`just install` does both; see docs/src/getting-started.md). The code fits
+    /// this wasmtime, its settings and this CPU; elsewhere the tools are compiled as before.
+    Precompile {
+        /// The folder (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
     /// Print the entry that starts (or reaches) this server from an MCP host's config file,
     /// with absolute paths: a desktop app's PATH does not have ~/.cargo/bin. Carries
     /// --tools-dir, --no-builtins, --policy and --cache-dir as given here.

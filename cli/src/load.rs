@@ -2,9 +2,11 @@
 //! file, with the policy, the compile cache and the host's secrets.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use anyhow::{Context as _, bail};
 use toolcell_author::shell_quote;
+use toolcell_runtime::load::Precompiled;
 use toolcell_runtime::policy::Grants;
 use toolcell_runtime::{Limits, Policy, Runtime, RuntimeBuilder};
 
@@ -112,7 +114,7 @@ pub(crate) fn builder(source: Source<'_>, file: Option<&Path>, grants: Option<(&
         limits.memory_bytes = limits.memory_bytes.max(bytes);
         builder = builder.limits(limits);
     }
-    builder = builder.on_load_progress(progress::compile_progress());
+    builder = builder.on_load_progress(progress::compile_progress()).precompiled(shipped_code().clone());
     if let Some(cache) = source.cache {
         builder = builder.compile_cache(cache);
     }
@@ -140,6 +142,23 @@ pub(crate) fn builder(source: Source<'_>, file: Option<&Path>, grants: Option<(&
         (None, None) => {}
     }
     builtins.iter().fold(builder, |builder, (file, bytes)| builder.component_bytes(format!("builtin:{file}"), *bytes))
+}
+
+/// The built-in tools' code this binary ships: none, unless it was built with
+/// `TOOLCELL_PRECOMPILED_DIR` (cli/build.rs, `toolcell precompile`).
+pub(crate) fn shipped_code() -> &'static Precompiled {
+    mod embedded {
+        include!(concat!(env!("OUT_DIR"), "/precompiled.rs"));
+    }
+    static SHIPPED: OnceLock<Precompiled> = OnceLock::new();
+    SHIPPED.get_or_init(|| {
+        // SAFETY: the artifacts are part of this binary, embedded at build time from what
+        // `toolcell precompile` wrote (the build script checked each one's header); nothing
+        // read at run time can change them.
+        #[expect(unsafe_code, reason = "code embedded in this binary when it was built")]
+        let shipped = unsafe { Precompiled::new(embedded::ARTIFACTS.iter().copied()) };
+        shipped.unwrap_or_else(|err| unreachable!("the build script checked every artifact's header: {err}"))
+    })
 }
 
 /// The built-in tools, but those the tools folder replaces with a file of the same name.

@@ -27,8 +27,8 @@ use clap::Parser as _;
 
 use crate::args::{Cli, Command};
 use crate::commands::{
-    author, check, client_config, export, invoke, list, policy, registry, replay, respond, schema, serve, server_json,
-    test, warm,
+    author, check, client_config, export, invoke, list, policy, precompile, registry, replay, respond, schema, serve,
+    server_json, test, warm,
 };
 use crate::load::{Source, default_cache_dir};
 use toolcell_runtime::Policy;
@@ -172,6 +172,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::ServerJson(args) => server_json::server_json(source, *args).await,
         Command::Policy { command } => policy::policy(source, command),
         Command::ExportBuiltins { dir, force } => export::export_builtins(&dir, force),
+        Command::Precompile { out } => precompile::precompile(&out).await,
         Command::ClientConfig { client, transport, url } => {
             let server = client_config::ServerFlags {
                 tools_dir: cli.tools_dir.as_deref(),

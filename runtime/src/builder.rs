@@ -12,6 +12,7 @@ use crate::call::admission::{
     Admission, DEFAULT_MAX_QUEUED_BYTES, default_max_concurrent_calls, default_max_queued_calls,
 };
 use crate::call::{Host, Runner};
+use crate::load::Precompiled;
 use crate::load::cache::CompileCache;
 use crate::load::{
     self, LoadEvent, Progress, Recipe, RegistryLoading, RuntimeError, Shared, Snapshot, Source, Steer, Version, Wanted,
@@ -37,6 +38,7 @@ pub struct RuntimeBuilder {
     policy: Policy,
     default_policy: Policy,
     cache: Option<CompileCache>,
+    precompiled: Precompiled,
     allocator: Allocator,
     max_concurrent_calls: Option<u32>,
     max_queued_calls: Option<u32>,
@@ -111,6 +113,7 @@ impl RuntimeBuilder {
             policy: Policy::new(),
             default_policy: Policy::new(),
             cache: None,
+            precompiled: Precompiled::default(),
             allocator: Allocator::Default,
             max_concurrent_calls: None,
             max_queued_calls: None,
@@ -202,6 +205,16 @@ impl RuntimeBuilder {
     /// with a key kept outside the folder; a folder other users can write is not used.
     pub fn compile_cache(mut self, dir: impl Into<PathBuf>) -> Self {
         self.cache = Some(CompileCache::new(dir.into()));
+        self
+    }
+
+    /// Loads the components `precompiled` has code for from that code, rather than compiling
+    /// them or reading them from the compile cache: a program that ships its tools compiled
+    /// ([`Runtime::precompile`]) starts them in a fraction of a second on its first run. A
+    /// component it has no code for, or whose code this engine refuses (another wasmtime,
+    /// settings or CPU), is compiled as usual.
+    pub fn precompiled(mut self, precompiled: Precompiled) -> Self {
+        self.precompiled = precompiled;
         self
     }
 
@@ -499,6 +512,7 @@ impl RuntimeBuilder {
             engine,
             linkers,
             cache,
+            precompiled: self.precompiled,
             pooling,
             metrics: Recorder::new(),
             resume_key,

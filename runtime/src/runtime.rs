@@ -43,6 +43,21 @@ impl Runtime {
         &self.runner
     }
 
+    /// Compiles `component` ahead of time, for a program to ship and hand to
+    /// [`crate::RuntimeBuilder::precompiled`]: a runtime built with the same wasmtime and
+    /// settings then loads it without compiling, on a machine whose CPU has the features of
+    /// this one. The artifact names the component by digest, so it is used for those exact
+    /// bytes only. Blocking: it takes as long as compiling (seconds for a big component).
+    ///
+    /// # Errors
+    /// When the bytes do not compile, as a load would say.
+    pub fn precompile(&self, component: &[u8]) -> Result<Vec<u8>, String> {
+        let engine = &self.runner.version.shared.engine;
+        let serialized =
+            engine.precompile_component(component).map_err(|err| format!("could not be compiled: {err}"))?;
+        Ok(load::artifact(&load::cache::digest(component), &serialized))
+    }
+
     /// Loads the tools again from the same folders, files and bytes, with the policy files
     /// read again, as a new version of this runtime. The policy files and the components are
     /// read as one snapshot (the policy files again after the components, until they agree),

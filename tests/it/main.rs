@@ -20,6 +20,7 @@ mod messages;
 mod metrics;
 mod policy_boundary;
 mod pooling;
+mod precompiled;
 mod python;
 mod ready;
 mod redaction;

@@ -7,6 +7,7 @@ pub(crate) mod export;
 pub(crate) mod invoke;
 pub(crate) mod list;
 pub(crate) mod policy;
+pub(crate) mod precompile;
 pub(crate) mod registry;
 pub(crate) mod replay;
 pub(crate) mod respond;

@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::bail;
 use toolcell_runtime::load::LoadEvent;
 
-use crate::load::{Source, builder, warn_diagnostics};
+use crate::load::{Source, builder, shipped_code, warn_diagnostics};
 use crate::print::human_duration;
 use crate::progress::compile_progress;
 
@@ -39,5 +39,8 @@ pub(crate) async fn warm(source: Source<'_>) -> anyhow::Result<ExitCode> {
         cache.display(),
         tools.saturating_sub(compiled),
     );
+    if !shipped_code().is_empty() {
+        println!("(this binary ships the standard tools compiled: they load without the cache)");
+    }
     Ok(if runtime.diagnostics().is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

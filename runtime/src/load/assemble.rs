@@ -6,8 +6,7 @@ use std::time::{Duration, Instant};
 
 use wasmtime::Engine;
 
-use super::cache::CompileCache;
-use super::component::{self, Compile, FileIdentity, LoadedTool, NotLoaded, Prepared, Read};
+use super::component::{self, Code, Compile, FileIdentity, LoadedTool, NotLoaded, Prepared, Read};
 use super::component::{LoadDiagnostic, LoadEvent};
 use super::error::RuntimeError;
 use super::grants::{check_fits_pool, grant_access, protected_paths, refuse_unsafe_grants, report_uncallable};
@@ -190,7 +189,7 @@ async fn compile_and_load(
     let outcomes = (0..pending.len()).map(|_| None).collect();
     let mut assembly =
         Assembly { shared, limits, policy, previous, steering, outcomes, compiled: Vec::new(), retry: false };
-    if shared.cache.is_some() {
+    if shared.code().has_any() {
         pending = assembly.take_from_cache(pending).await;
     }
     pending.sort_by_key(|(_, input)| input.read.len());
@@ -333,11 +332,13 @@ fn preparation(
     cached_only: bool,
 ) -> impl FnOnce() -> Preparing + Send + 'static {
     let before_digest = previous.and_then(|inner| inner.loaded_from(source)).map(|tool| tool.digest);
-    let (engine, linkers, cache) = (shared.engine.clone(), shared.linkers.clone(), shared.cache.clone());
+    let (engine, linkers) = (shared.engine.clone(), shared.linkers.clone());
+    let (cache, shipped) = (shared.cache.clone(), shared.precompiled.clone());
     let (label, progress) = (source.to_owned(), shared.progress.clone());
     move || {
         let report = |event: LoadEvent<'_>| progress.as_ref().map_or((), |report| report(event));
-        prepare_input(&engine, &linkers, cache.as_ref(), read, before_digest, &label, &report, cached_only)
+        let code = Code { shipped: &shipped, cache: cache.as_ref() };
+        prepare_input(&engine, &linkers, code, read, before_digest, &label, &report, cached_only)
     }
 }
 
@@ -435,12 +436,12 @@ enum Preparing {
 }
 
 /// Prepares one component, unless its digest is `before`'s; with `cached_only`, only when
-/// the compile cache has it.
+/// its code is shipped or in the compile cache.
 #[expect(clippy::too_many_arguments, reason = "what one component's preparation reads, each named")]
 fn prepare_input(
     engine: &Engine,
     linkers: &Linkers,
-    cache: Option<&CompileCache>,
+    code: Code<'_>,
     read: Read,
     before: Option<[u8; 32]>,
     source: &str,
@@ -465,7 +466,7 @@ fn prepare_input(
         report(LoadEvent::Compiling { source, bytes: bytes.len() });
     };
     let compile = if cached_only { Compile::CachedOnly } else { Compile::Announced(&compiling) };
-    let prepared = match component::prepare(engine, linkers, cache, &bytes, &digest, compile) {
+    let prepared = match component::prepare(engine, linkers, code, &bytes, &digest, compile) {
         Ok(Some(prepared)) => Ok(prepared),
         Ok(None) => return Preparing::Uncached(Read::Bytes { bytes, digest, identity }),
         Err(reason) => Err(reason),

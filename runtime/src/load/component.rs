@@ -13,6 +13,7 @@ use wasmtime::Engine;
 use wasmtime::component::{Component, Linker};
 
 use super::cache::{self, CompileCache};
+use super::precompiled::Precompiled;
 use crate::bindings::ToolCorePre;
 use crate::bindings::annotations::AnnotationsExportPre;
 use crate::bindings::capabilities::CapabilityRequestsPre;
@@ -229,22 +230,41 @@ pub(crate) struct LoadedTool {
     pub(crate) uses_http: bool,
 }
 
+/// Where a component's code comes from without compiling it: the code the program ships,
+/// then the compile cache.
+#[derive(Clone, Copy)]
+pub(crate) struct Code<'a> {
+    pub(crate) shipped: &'a Precompiled,
+    pub(crate) cache: Option<&'a CompileCache>,
+}
+
+impl Code<'_> {
+    /// Whether any component could come from either.
+    pub(crate) fn has_any(&self) -> bool {
+        self.cache.is_some() || !self.shipped.is_empty()
+    }
+
+    fn compiled(&self, engine: &Engine, digest: &[u8; 32]) -> Option<Component> {
+        self.shipped.component(engine, digest).or_else(|| self.cache?.cached(engine, digest))
+    }
+}
+
 /// Whether [`prepare`] may compile.
 #[derive(Clone, Copy)]
 pub(crate) enum Compile<'a> {
-    /// Only from the compile cache: `Ok(None)` when it is not there.
+    /// Only from shipped code or the compile cache: `Ok(None)` when neither has it.
     CachedOnly,
-    /// Compile it, calling this first, and store it in the cache (which the caller has
-    /// looked in already, with [`Compile::CachedOnly`]).
+    /// Compile it, calling this first, and store it in the cache (the caller has looked for
+    /// its code already, with [`Compile::CachedOnly`]).
     Announced(&'a dyn Fn()),
 }
 
-/// Compiles (or loads from the cache) and links a component. Blocking: compilation takes
-/// hundreds of milliseconds or more.
+/// Compiles (or takes from shipped code or the cache) and links a component. Blocking:
+/// compilation takes hundreds of milliseconds or more.
 pub(crate) fn prepare(
     engine: &Engine,
     linkers: &Linkers,
-    cache: Option<&CompileCache>,
+    code: Code<'_>,
     bytes: &[u8],
     digest: &[u8; 32],
     compile: Compile<'_>,
@@ -259,14 +279,13 @@ pub(crate) fn prepare(
                     target, which produces a component"
             .into());
     }
-    let compiled = match (cache, compile) {
-        (Some(cache), Compile::CachedOnly) => match cache.cached(engine, digest) {
+    let compiled = match (compile, code.cache) {
+        (Compile::CachedOnly, _) => match code.compiled(engine, digest) {
             Some(component) => Ok(component),
             None => return Ok(None),
         },
-        (None, Compile::CachedOnly) => return Ok(None),
-        (Some(cache), Compile::Announced(compiling)) => cache.compile_and_store(engine, bytes, digest, compiling),
-        (None, Compile::Announced(compiling)) => {
+        (Compile::Announced(compiling), Some(cache)) => cache.compile_and_store(engine, bytes, digest, compiling),
+        (Compile::Announced(compiling), None) => {
             compiling();
             Component::from_binary(engine, bytes)
         }

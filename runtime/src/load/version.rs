@@ -7,8 +7,10 @@ use std::sync::Arc;
 use wasmtime::Engine;
 
 use super::cache::CompileCache;
+use super::component::Code;
 use super::component::LoadedTool;
 use super::component::{LoadDiagnostic, LoadEvent};
+use super::precompiled::Precompiled;
 use crate::observe::metrics::{Recorder, ToolCounters};
 use crate::policy::{Access, CodeModePolicy, Grants, Policy};
 use crate::sandbox::engine::{EpochTicker, Pooling};
@@ -77,6 +79,8 @@ pub(crate) struct Shared {
     pub(crate) engine: Engine,
     pub(crate) linkers: Linkers,
     pub(crate) cache: Option<CompileCache>,
+    /// Compiled code the program ships for its components ([`crate::RuntimeBuilder::precompiled`]).
+    pub(crate) precompiled: Precompiled,
     /// The pool's sizes, with pooling.
     pub(crate) pooling: Option<Pooling>,
     pub(crate) metrics: Recorder,
@@ -92,6 +96,13 @@ pub(crate) struct Shared {
     /// Stops with the last holder of `Shared`: a background task that makes an instance
     /// ready holds it, so that the epoch keeps moving while its guest runs.
     pub(crate) _ticker: EpochTicker,
+}
+
+impl Shared {
+    /// Where components' code comes from without compiling them.
+    pub(crate) fn code(&self) -> Code<'_> {
+        Code { shipped: &self.precompiled, cache: self.cache.as_ref() }
+    }
 }
 
 /// One version of a runtime's tools.
