@@ -5,11 +5,17 @@
 //! published copy of this crate has no such crates: it carries the components themselves,
 //! built before packaging into `prebuilt/` (see `.ci/package`), and copies them. `python`
 //! comes from the crate toolcell-tool-python (`tools/python/`), either way.
+//!
+//! With `TOOLCELL_PRECOMPILED_DIR`, it also embeds the tools' precompiled code
+//! (`build/precompiled.rs`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use toolcell_guest_build::{Artifact, GuestBuild, path_constants, with_metadata_section};
+
+#[path = "build/precompiled.rs"]
+mod precompiled;
 
 /// The tools written in Rust, each a crate `toolcell-tool-<name>`.
 const RUST_TOOLS: [&str; 7] = ["calculator", "json_query", "regex", "datetime", "unit_convert", "http_fetch", "files"];
@@ -31,8 +37,9 @@ fn main() {
     artifacts.sort_by(|a, b| a.target_name.cmp(&b.target_name));
     announce(&artifacts, &manifest_dir.join(DEFINITIONS_FILE));
     write_constants(&artifacts, tools_dir.parent().expect("OUT_DIR"));
-    // For cli/build.rs: the tools its precompiled code must have been compiled from.
-    println!("cargo::metadata=dir={}", tools_dir.display());
+    let precompiled = precompiled::embed(&artifacts, tools_dir.parent().expect("OUT_DIR"));
+    // For cli/build.rs, whose version says so.
+    println!("cargo::metadata=precompiled={precompiled}");
     let policy = manifest_dir.join(POLICY_FILE);
     std::fs::copy(&policy, tools_dir.join(POLICY_FILE)).expect("copy toolcell.toml into the tools folder");
     println!("cargo:rerun-if-changed={}", policy.display());

@@ -145,18 +145,15 @@ pub(crate) fn builder(source: Source<'_>, file: Option<&Path>, grants: Option<(&
 }
 
 /// The built-in tools' code this binary ships: none, unless it was built with
-/// `TOOLCELL_PRECOMPILED_DIR` (cli/build.rs, `toolcell precompile`).
+/// `TOOLCELL_PRECOMPILED_DIR` ([`toolcell_tools::PRECOMPILED`], `toolcell precompile`).
 pub(crate) fn shipped_code() -> &'static Precompiled {
-    mod embedded {
-        include!(concat!(env!("OUT_DIR"), "/precompiled.rs"));
-    }
     static SHIPPED: OnceLock<Precompiled> = OnceLock::new();
     SHIPPED.get_or_init(|| {
         // SAFETY: the artifacts are part of this binary, embedded at build time from what
-        // `toolcell precompile` wrote (the build script checked each one's header); nothing
-        // read at run time can change them.
+        // `toolcell precompile` wrote (toolcell-tools' build script checked each one's header
+        // and that it names a tool it embeds); nothing read at run time can change them.
         #[expect(unsafe_code, reason = "code embedded in this binary when it was built")]
-        let shipped = unsafe { Precompiled::new(embedded::ARTIFACTS.iter().copied()) };
+        let shipped = unsafe { Precompiled::new(toolcell_tools::PRECOMPILED.iter().copied()) };
         shipped.unwrap_or_else(|err| unreachable!("the build script checked every artifact's header: {err}"))
     })
 }

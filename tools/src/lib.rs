@@ -6,7 +6,8 @@
 //! [`DIR`] is a tools folder holding exactly these eight `<name>.wasm` files and their
 //! policy, [`POLICY`], as `toolcell.toml`; [`ALL`] has the same components as bytes, for a
 //! binary that embeds them. The per-tool constants (e.g. [`CALCULATOR`]) are the paths of
-//! the individual files.
+//! the individual files. [`PRECOMPILED`] is their code compiled ahead of time, when the crate
+//! was built with `TOOLCELL_PRECOMPILED_DIR` (see `toolcell precompile`).
 
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
@@ -20,3 +21,4 @@ pub const DIR: &str = concat!(env!("OUT_DIR"), "/tools");
 pub const POLICY: &str = include_str!("../toolcell.toml");
 
 include!(concat!(env!("OUT_DIR"), "/tools.rs"));
+include!(concat!(env!("OUT_DIR"), "/precompiled.rs"));

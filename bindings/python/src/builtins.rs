@@ -3,7 +3,9 @@
 //! the operator's. A folder's file of the same name replaces one.
 
 use std::path::Path;
+use std::sync::OnceLock;
 
+use toolcell_runtime::load::Precompiled;
 use toolcell_runtime::{Policy, RuntimeBuilder};
 
 /// `builder` with the standard tools the tools folder does not replace, and their policy.
@@ -18,6 +20,20 @@ pub(crate) fn add(builder: RuntimeBuilder, tools_dir: Option<&Path>) -> RuntimeB
             defaults.grant(tool, grants.clone());
         }
     }
-    let builder = builder.default_policy(defaults);
+    let builder = builder.default_policy(defaults).precompiled(shipped_code().clone());
     loaded.into_iter().fold(builder, |builder, (file, bytes)| builder.component_bytes(format!("builtin:{file}"), bytes))
+}
+
+/// The standard tools' code the extension ships: none, unless it was built with
+/// `TOOLCELL_PRECOMPILED_DIR` ([`toolcell_tools::PRECOMPILED`], `toolcell precompile`).
+fn shipped_code() -> &'static Precompiled {
+    static SHIPPED: OnceLock<Precompiled> = OnceLock::new();
+    SHIPPED.get_or_init(|| {
+        // SAFETY: the artifacts are part of this extension, embedded at build time from what
+        // `toolcell precompile` wrote (toolcell-tools' build script checked each one's header
+        // and that it names a tool it embeds); nothing read at run time can change them.
+        #[expect(unsafe_code, reason = "code embedded in this extension when it was built")]
+        let shipped = unsafe { Precompiled::new(toolcell_tools::PRECOMPILED.iter().copied()) };
+        shipped.unwrap_or_else(|err| unreachable!("the build script checked every artifact's header: {err}"))
+    })
 }

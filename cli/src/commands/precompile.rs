@@ -1,7 +1,7 @@
 //! `toolcell precompile --out DIR`: the built-in tools compiled ahead of time, one artifact
-//! each (`NAME.cwasm`), for a build of toolcell that ships them. cli/build.rs embeds the
-//! artifacts of `TOOLCELL_PRECOMPILED_DIR`, and every runtime this binary builds then takes
-//! them (`load::shipped_code`).
+//! each (`NAME.cwasm`), for a build of toolcell that ships them. toolcell-tools' build script
+//! embeds the artifacts of `TOOLCELL_PRECOMPILED_DIR` (`toolcell_tools::PRECOMPILED`), and
+//! every runtime this binary builds then takes them (`load::shipped_code`).
 
 use std::path::Path;
 use std::process::ExitCode;
