@@ -61,6 +61,6 @@ fuzz seconds="60" *targets="":
 ci:
     bash .ci/run
 
-# The book (docs/): mdBook from crates.io into target/tools the first time, then every link checked.
+# The book (docs/): mdBook from crates.io (installed once per machine), then every link checked.
 book:
     bash .ci/book

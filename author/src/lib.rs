@@ -208,6 +208,15 @@ pub fn build_python_to(dir: &Path, wasm: &Path) -> Result<Vec<PathBuf>, AuthorEr
     python::sdk_inputs()
 }
 
+/// The files besides a Python project's own that its build reads: the Python SDK's package and
+/// build script, and the pinned build tools (folders among them hold more files).
+///
+/// # Errors
+/// [`AuthorError`] when the SDK is not found.
+pub fn python_build_inputs() -> Result<Vec<PathBuf>, AuthorError> {
+    python::sdk_inputs()
+}
+
 /// The language of the project in `dir`.
 ///
 /// # Errors

@@ -208,11 +208,17 @@ pub(crate) enum Command {
     /// toolcell that ships them: built with TOOLCELL_PRECOMPILED_DIR=DIR, its first `invoke
     /// python` on a new machine starts in a fraction of a second instead of compiling for
     /// 10-20 s (`just install` does both; see docs/src/getting-started.md). The code fits
-    /// this wasmtime, its settings and this CPU; elsewhere the tools are compiled as before.
+    /// this wasmtime, its settings and this CPU (any CPU of its architecture with --portable);
+    /// elsewhere the tools are compiled as before.
     Precompile {
         /// The folder (created if missing).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
+        /// Code for any CPU of this architecture, not just those with this one's features
+        /// (SSE4.1, AVX, BMI...): for a build to run on other machines. The python tool's
+        /// loop ran 2-5% slower with it.
+        #[arg(long)]
+        portable: bool,
     },
     /// Print the entry that starts (or reaches) this server from an MCP host's config file,
     /// with absolute paths: a desktop app's PATH does not have ~/.cargo/bin. Carries

@@ -172,7 +172,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::ServerJson(args) => server_json::server_json(source, *args).await,
         Command::Policy { command } => policy::policy(source, command),
         Command::ExportBuiltins { dir, force } => export::export_builtins(&dir, force),
-        Command::Precompile { out } => precompile::precompile(&out).await,
+        Command::Precompile { out, portable } => precompile::precompile(&out, portable).await,
         Command::ClientConfig { client, transport, url } => {
             let server = client_config::ServerFlags {
                 tools_dir: cli.tools_dir.as_deref(),

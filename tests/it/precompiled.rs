@@ -101,3 +101,18 @@ async fn shipped_code_the_engine_refuses_is_compiled_instead() {
         echoes(&runtime, Some(1)).await;
     }
 }
+
+#[tokio::test]
+async fn portable_code_loads_here_without_compiling_and_is_not_this_cpus_code() {
+    let compiler = Runtime::builder().build().await.unwrap();
+    let component = std::fs::read(toolcell_tests::ECHO).unwrap();
+    let portable = compiler.precompile_portable(&component).unwrap();
+    // Any x86-64 CPU of the last fifteen years has features beyond the baseline (SSE4.1, say)
+    // that code for this CPU uses and portable code leaves off.
+    #[cfg(target_arch = "x86_64")]
+    assert_ne!(portable, compiler.precompile(&component).unwrap(), "the code uses this CPU's features");
+    let builder = Runtime::builder().component_file(toolcell_tests::ECHO).precompiled(shipping(vec![portable]));
+    let (runtime, compiled) = build_noting_compiles(builder).await;
+    assert!(compiled.is_empty(), "compiled {compiled:?}");
+    echoes(&runtime, Some(1)).await;
+}

@@ -72,10 +72,11 @@ fn artifacts_in(dir: &Path, tools: &[Artifact]) -> Vec<PathBuf> {
         let from = &header[ARTIFACT_MAGIC.len()..];
         assert!(
             digests.iter().any(|digest| digest.as_bytes() == from),
-            "{} was compiled from a component this build does not embed: the tools were built again since \
-             `toolcell precompile` ran (the python tool's build is not byte-for-byte reproducible). Run \
-             `precompile` with a binary built by the same cargo command as this build, with nothing changed \
-             between (as `just install` does)",
+            "{} was compiled from a component this build does not embed: a tool changed since `toolcell \
+             precompile` ran, or the binary that ran it was built in another target folder (the python \
+             tool's build is not byte-for-byte reproducible: builds share one build of it per target \
+             folder). Run `precompile` with a binary built from the same sources in this build's target \
+             folder (as `just install` does)",
             artifact.display(),
         );
     }

@@ -373,6 +373,18 @@ fn has_std(libdir: &Path) -> bool {
         .any(|entry| entry.file_name().to_string_lossy().starts_with("libstd-"))
 }
 
+/// The folder guests are built in (see [`GUEST_TARGET_DIR_VAR`]), for a build script to keep
+/// what every configuration of the outer build should share, such as a component that builds
+/// to other bytes each time.
+///
+/// # Panics
+/// Outside a build script (no `OUT_DIR`): a build script has no better way to report it.
+#[expect(clippy::expect_used, reason = "it runs in build scripts, which report a failure by panicking")]
+pub fn shared_guest_dir() -> PathBuf {
+    let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR is set for build scripts"));
+    guest_target_dir(&out_dir)
+}
+
 /// Where the guests are built: `TOOLCELL_GUEST_TARGET_DIR` if set, so that the build of
 /// another workspace (the fuzz targets') reuses the guests the main build compiled; else
 /// `<outer target dir>/wasm-guests`, shared by every profile and configuration of the outer

@@ -68,6 +68,20 @@ const HOST_STACK: usize = 1536 << 10;
 pub(crate) const BACKTRACE_FRAMES: usize = 20;
 
 pub(crate) fn new_engine(pooling: Option<Pooling>) -> wasmtime::Result<Engine> {
+    Engine::new(&engine_config(pooling))
+}
+
+/// An engine like [`new_engine`]'s that compiles code for any CPU of this architecture and
+/// operating system: with the target named, wasmtime no longer uses the features it finds
+/// in this CPU (SSE4.1, AVX, BMI...). An engine of this machine loads that code (a feature
+/// the code leaves off is one any CPU has), and so does one on another machine.
+pub(crate) fn portable_engine(pooling: Option<Pooling>) -> wasmtime::Result<Engine> {
+    let mut config = engine_config(pooling);
+    config.target(&target_lexicon::HOST.to_string())?;
+    Engine::new(&config)
+}
+
+fn engine_config(pooling: Option<Pooling>) -> Config {
     let mut config = Config::new();
     config
         .consume_fuel(true)
@@ -98,7 +112,7 @@ pub(crate) fn new_engine(pooling: Option<Pooling>) -> wasmtime::Result<Engine> {
             .pagemap_scan(Enabled::Auto);
         config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
     }
-    Engine::new(&config)
+    config
 }
 
 /// Advances an engine's epoch every [`EPOCH_TICK`] on a background thread until dropped.
