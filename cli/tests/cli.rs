@@ -99,7 +99,7 @@ fn invoke_compiles_and_reads_only_the_tool_it_calls() {
         command.env("TOOLCELL_CACHE_DIR", &cache).args(["invoke", tool, arguments, "--no-builtins", "--tools-dir"]);
         command.arg(&dir).output()
     };
-    let entries = || std::fs::read_dir(&cache).unwrap().count();
+    let entries = || compiled_entries(&cache).len();
 
     let output = invoke("calculator", r#"{"expression": "1 + 1"}"#).unwrap();
     let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -462,7 +462,7 @@ fn a_tampered_compile_cache_entry_is_never_run() {
     let _ = std::fs::remove_dir_all(&cache);
     let check = || toolcell().env("TOOLCELL_CACHE_DIR", &cache).args(["check", toolcell_tests::ECHO]).output().unwrap();
     assert!(check().status.success());
-    let entries: Vec<_> = std::fs::read_dir(&cache).unwrap().map(|entry| entry.unwrap().path()).collect();
+    let entries = compiled_entries(&cache);
     assert_eq!(entries.len(), 1, "{entries:?}");
     let mut bytes = std::fs::read(&entries[0]).unwrap();
     inject_exit_group(&mut bytes, 42);
@@ -544,8 +544,10 @@ fn processes_sharing_a_fresh_cache_all_load_and_leave_whole_entries() {
         assert_eq!(listed["diagnostics"], json!([]));
     }
     let entries = || {
+        // (Beside each entry, a record of what the tool said of itself.)
         let mut entries: Vec<_> = std::fs::read_dir(&cache)
             .unwrap()
+            .filter(|entry| entry.as_ref().unwrap().path().extension().is_none_or(|extension| extension != "said"))
             .map(|entry| {
                 let path = entry.unwrap().path();
                 (path.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&path).unwrap())
@@ -1035,4 +1037,10 @@ fn a_recorded_call_replays_with_the_same_result_and_fuel() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("has changed since the record was made"));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The compiled components in a compile cache's folder (not the records beside them).
+fn compiled_entries(cache: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let paths = std::fs::read_dir(cache).unwrap().map(|entry| entry.unwrap().path());
+    paths.filter(|path| path.extension().is_some_and(|extension| extension == "cwasm")).collect()
 }

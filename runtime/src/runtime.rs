@@ -154,6 +154,26 @@ impl Runtime {
         &self.runner.version.diagnostics
     }
 
+    /// Links the code of every tool whose code is not linked yet, and waits for it. A warm
+    /// start lists a tool from the compile cache's record of it and links its code at its
+    /// first call or in the background (docs/src/loading.md): this is for a program that
+    /// wants every tool's code ready before it serves, and for `toolcell warm`. A tool whose compiled code is gone or refused by now is compiled
+    /// (reported to [`crate::RuntimeBuilder::on_load_progress`]). Returns a diagnostic for
+    /// each tool whose code could not be linked; its calls fail with an `internal` error.
+    /// Must run inside a tokio runtime.
+    pub async fn link_code(&self) -> Vec<LoadDiagnostic> {
+        let version = &self.runner.version;
+        let mut diagnostics = Vec::new();
+        for entry in version.tools.values() {
+            if let Err(reason) = entry.tool.pre(&version.shared.linkers).await {
+                let name = &entry.tool.definition.name;
+                let reason = format!("the code of tool `{name}` could not be linked: {reason}");
+                diagnostics.push(LoadDiagnostic { source: entry.tool.source.clone(), reason });
+            }
+        }
+        diagnostics
+    }
+
     /// How many calls are running and waiting right now, and how many may run at once.
     pub fn calls_in_flight(&self) -> CallsInFlight {
         self.runner.host.admission.in_flight()

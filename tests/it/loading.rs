@@ -114,7 +114,7 @@ async fn a_compile_cache_entry_swapped_for_another_components_is_not_loaded() {
             .build()
     };
     assert_eq!(load().await.unwrap().definitions().len(), 2);
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(&cache).unwrap().map(|entry| entry.unwrap().path()).collect();
+    let mut entries = compiled_entries(&cache);
     entries.sort();
     assert_eq!(entries.len(), 2, "{entries:?}");
     // Each entry is valid on its own; swapped, each sits under the other component's name.
@@ -221,7 +221,7 @@ async fn a_warm_start_takes_what_the_cache_holds_and_compiles_and_reports_only_t
         });
         async move { (builder.build().await.unwrap(), events.lock().unwrap().clone()) }
     };
-    let entries = || std::fs::read_dir(&cache).unwrap().map(|entry| entry.unwrap().path()).collect::<Vec<_>>();
+    let entries = || compiled_entries(&cache);
     let added = |before: &[PathBuf]| entries().into_iter().find(|entry| !before.contains(entry)).unwrap();
     assert_eq!(load(&[toolcell_tests::ECHO]).await.1, ["echo.wasm"]);
     let echo_entry = entries().pop().unwrap();
@@ -229,8 +229,10 @@ async fn a_warm_start_takes_what_the_cache_holds_and_compiles_and_reports_only_t
     assert_eq!(load(&[toolcell_tests::COUNTER]).await.1, ["counter.wasm"]);
     let counter_entry = added(&before);
     assert_eq!(load(&[toolcell_tests::PANIC]).await.1, ["panic.wasm"]);
-    // Swapped: the counter's entry now holds the echo's compiled code.
+    // Swapped: the counter's entry now holds the echo's compiled code. Without the records of
+    // what each tool said (as an older toolcell left the cache), a start reads every entry.
     std::fs::copy(&echo_entry, &counter_entry).unwrap();
+    remove_records(&cache);
 
     let guests = [toolcell_tests::COUNTER, toolcell_tests::ECHO, toolcell_tests::PANIC];
     let (runtime, compiled) = load(&guests).await;
@@ -243,4 +245,105 @@ async fn a_warm_start_takes_what_the_cache_holds_and_compiles_and_reports_only_t
     assert!(compiled.is_empty(), "all from the cache now: {compiled:?}");
     std::fs::remove_dir_all(&cache).unwrap();
     let _ = std::fs::remove_file(cache.with_extension("key"));
+}
+
+#[tokio::test]
+async fn a_load_keeps_what_each_tool_said_of_itself_beside_its_compiled_code_once() {
+    let cache = crate::common::Folder::new("said-records");
+    let records = || -> Vec<(std::path::PathBuf, std::time::SystemTime)> {
+        let mut records: Vec<_> = std::fs::read_dir(cache.0.join("cache"))
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.extension().is_some_and(|extension| extension == "said"))
+            .map(|path| {
+                let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+                (path, modified)
+            })
+            .collect();
+        records.sort();
+        records
+    };
+    let build = || {
+        Runtime::builder()
+            .component_file(toolcell_tests::ECHO)
+            .component_file(toolcell_tests::COUNTER)
+            .compile_cache(cache.0.join("cache"))
+            .build()
+    };
+    drop(build().await.unwrap());
+    let kept = records();
+    assert_eq!(kept.len(), 2, "one record per tool: {kept:?}");
+    let echo = kept
+        .iter()
+        .map(|(path, _)| std::fs::read(path).unwrap())
+        .find(|record| String::from_utf8_lossy(record).contains(r#""name":"echo""#));
+    assert!(echo.is_some(), "echo's record names it");
+    drop(build().await.unwrap());
+    assert_eq!(records(), kept, "a warm start writes nothing again");
+}
+
+#[tokio::test]
+async fn a_tool_listed_from_its_record_runs_the_bytes_it_was_listed_from_never_a_swapped_entry() {
+    use std::sync::{Arc, Mutex};
+    use toolcell_runtime::load::LoadEvent;
+
+    let folder = crate::common::Folder::new("listed-from-records");
+    let cache = folder.0.join("cache");
+    let counter = folder.0.join("counter.wasm");
+    std::fs::copy(toolcell_tests::COUNTER, &counter).unwrap();
+    let compiling = Arc::new(Mutex::new(Vec::new()));
+    let load = |components: &[&Path]| {
+        let seen = compiling.clone();
+        let builder = components.iter().fold(Runtime::builder(), |builder, path| builder.component_file(path));
+        builder
+            .compile_cache(&cache)
+            .on_load_progress(move |event| {
+                if let LoadEvent::Compiling { source, .. } = event {
+                    seen.lock().unwrap().push(source.to_owned());
+                }
+            })
+            .build()
+    };
+    drop(load(&[Path::new(toolcell_tests::ECHO)]).await.unwrap());
+    let echo_entry = compiled_entries(&cache).pop().unwrap();
+    drop(load(&[&counter]).await.unwrap());
+    let counter_entry = compiled_entries(&cache).into_iter().find(|entry| *entry != echo_entry).unwrap();
+    compiling.lock().unwrap().clear();
+
+    // The counter's entry swapped for the echo's, its record left: the counter is listed from
+    // its record, and its code checked when it is first needed.
+    std::fs::copy(&echo_entry, &counter_entry).unwrap();
+    let runtime = load(&[&counter]).await.unwrap();
+    assert_eq!(runtime.definitions().map(|tool| tool.name.as_str()).collect::<Vec<_>>(), ["counter"]);
+    assert_eq!(*compiling.lock().unwrap(), Vec::<String>::new(), "listed from its record, not compiled to list it");
+    assert_eq!(runtime.link_code().await, [], "its code linked");
+    assert_eq!(compiling.lock().unwrap().len(), 1, "compiled (and reported) when its code was linked");
+    let counted = runtime.call(toolcell_runtime::ToolCall::new("1", "counter", "{}")).await;
+    assert_eq!(crate::common::value(&counted), serde_json::json!(1), "the counter's own code ran, compiled afresh");
+    drop(runtime);
+    assert_ne!(std::fs::read(&counter_entry).unwrap(), std::fs::read(&echo_entry).unwrap(), "its entry replaced");
+
+    // The file replaced by another component after the tool was listed, and the entry gone:
+    // the code linked is the code of the bytes it was listed from (the file is not read again).
+    let runtime = load(&[&counter]).await.unwrap();
+    std::fs::copy(toolcell_tests::ECHO, &counter).unwrap();
+    std::fs::remove_file(&counter_entry).unwrap();
+    let counted = runtime.call(toolcell_runtime::ToolCall::new("2", "counter", "{}")).await;
+    assert_eq!(crate::common::value(&counted), serde_json::json!(1));
+}
+
+/// Removes the records of what each tool said of itself from a compile cache's folder.
+fn remove_records(cache: &Path) {
+    for entry in std::fs::read_dir(cache).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|extension| extension == "said") {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+}
+
+/// The compiled components in a compile cache's folder (not the records beside them).
+fn compiled_entries(cache: &Path) -> Vec<PathBuf> {
+    let paths = std::fs::read_dir(cache).unwrap().map(|entry| entry.unwrap().path());
+    paths.filter(|path| path.extension().is_some_and(|extension| extension == "cwasm")).collect()
 }

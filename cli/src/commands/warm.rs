@@ -31,6 +31,12 @@ pub(crate) async fn warm(source: Source<'_>) -> anyhow::Result<ExitCode> {
         .build()
         .await?;
     warn_diagnostics(&runtime);
+    // Tools listed from the cache's records: their code is checked (and compiled if it is
+    // gone or refused) now, not at their first call.
+    let unlinked = runtime.link_code().await;
+    for diagnostic in &unlinked {
+        eprintln!("warning: not loaded: {diagnostic}");
+    }
     let tools = runtime.definitions().len();
     let compiled = compiled.load(Ordering::Relaxed);
     let elapsed = human_duration(std::time::Duration::from_millis(started.elapsed().as_millis() as u64));
@@ -42,5 +48,5 @@ pub(crate) async fn warm(source: Source<'_>) -> anyhow::Result<ExitCode> {
     if !shipped_code().is_empty() {
         println!("(this binary ships the standard tools compiled: they load without the cache)");
     }
-    Ok(if runtime.diagnostics().is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if runtime.diagnostics().is_empty() && unlinked.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

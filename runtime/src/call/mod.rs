@@ -203,8 +203,12 @@ impl Runner {
                 (execution, Some(used))
             }
             None => {
+                let pre = match entry.tool.pre(&self.version.shared.linkers).await {
+                    Ok(pre) => pre,
+                    Err(reason) => return refused(code_unavailable(&call.name, &reason)),
+                };
                 let export = Export::Invoke {
-                    pre: &entry.tool.pre,
+                    pre: &pre,
                     arguments: &arguments,
                     context: &context,
                     redactor,
@@ -252,9 +256,11 @@ impl Runner {
         if used.is_none() && claim.is_none() {
             return;
         }
-        let next = claim.map(|claim| {
+        // (A call that ran without a ready instance linked its tool's code.)
+        let next = claim.and_then(|claim| {
+            let pre = entry.tool.code.linked_now(&self.version.shared.linkers, entry.tool.http)?.ok()?;
             let limits = self.call_limits(entry, &LimitOverrides::default(), false);
-            (claim, entry.tool.pre.clone(), entry.access.clone(), limits)
+            Some((claim, pre, entry.access.clone(), limits))
         });
         // `shared` held by the task keeps the epoch moving while the guest's start-up runs.
         let (shared, host) = (self.version.shared.clone(), self.host.clone());
@@ -433,5 +439,16 @@ fn call_redactor(entry: Option<&ToolEntry>, nesting: Option<&Nesting>) -> Redact
         (Some(own), None) => own.clone(),
         (None, Some(nesting)) => nesting.redactor.clone(),
         (None, None) => Redactor::default(),
+    }
+}
+
+/// The error for a call to `name` whose code could not be linked at its first call (its
+/// compiled code left the cache, and its bytes no longer compile here).
+fn code_unavailable(name: &str, reason: &str) -> CallError {
+    CallError::Internal {
+        message: format!(
+            "tool `{name}` could not be started: its code {reason}. This is the host's fault, not the call's: \
+             the operator should restart the runtime (or reload after changing the tool's file) to load it again"
+        ),
     }
 }

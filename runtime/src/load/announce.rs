@@ -6,10 +6,13 @@
 //! whose section said otherwise is listed as its exports say, and clients are told the list
 //! changed).
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolcell_guest_build::{METADATA_SECTION, metadata_section};
 
+use super::code::ToolCode;
 use super::component::{LoadedTool, Read, open_world};
 use super::metadata::{Described, Said, describe};
 use super::sources::Snapshot;
@@ -97,6 +100,14 @@ impl Announcement {
         Some(announcement.check())
     }
 
+    /// What a component said of itself, from the compile cache's record of it
+    /// (`CompileCache::said`), checked as its exports were; `None` for a record this runtime
+    /// cannot read.
+    pub(crate) fn from_record(payload: &[u8]) -> Option<Result<Announced, String>> {
+        let announcement: Self = serde_json::from_slice(payload).ok()?;
+        (announcement.format == FORMAT).then(|| announcement.check())
+    }
+
     fn check(self) -> Result<Announced, String> {
         let said = Said {
             name: self.name,
@@ -162,6 +173,28 @@ pub(crate) struct Announced {
     pub(crate) uses_http: bool,
 }
 
+impl Announced {
+    /// The tool as a record of what it said of itself describes it, loaded from `source`
+    /// (bytes of this `digest`) with this code.
+    pub(crate) fn into_tool(self, source: String, digest: [u8; 32], code: Arc<ToolCode>) -> LoadedTool {
+        let Self { described, uses_http } = self;
+        let Described { definition, requested, parameters, output, declared_open_world } = described;
+        LoadedTool {
+            definition,
+            requested,
+            source,
+            digest,
+            identity: None,
+            code,
+            http: false,
+            parameters: Arc::new(parameters),
+            output: output.map(Arc::new),
+            declared_open_world,
+            uses_http,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +229,27 @@ mod tests {
         assert_eq!(again.len(), component.len() + 1);
         let announced = Announcement::read(&again).expect("a section").expect("valid");
         assert_eq!(announced.described.definition.name, "echo2");
+    }
+
+    /// Every standard tool, loaded, its record kept and read back: the same definition (with
+    /// the same settled `open_world`), requests and HTTP use as its exports gave.
+    #[tokio::test]
+    async fn a_record_of_what_a_tool_said_reads_back_as_the_tool_it_was_taken_from() {
+        let runtime = crate::Runtime::builder().tools_dir(toolcell_tools::DIR).build().await.expect("a runtime");
+        let version = &runtime.runner().version;
+        assert_eq!(version.tools.len(), 8);
+        for entry in version.tools.values() {
+            let tool = &entry.tool;
+            let record = Announcement::of(tool).to_payload();
+            let Announced { described, uses_http } =
+                Announcement::from_record(&record).expect("a record of this format").expect("valid");
+            let mut definition = described.definition;
+            definition.annotations.open_world =
+                Some(open_world(described.declared_open_world, &described.requested, entry.grants.sends_http()));
+            assert_eq!(definition, tool.definition, "{}", tool.definition.name);
+            assert_eq!(described.requested, tool.requested, "{}", tool.definition.name);
+            assert_eq!(uses_http, tool.uses_http, "{}", tool.definition.name);
+        }
     }
 
     #[test]

@@ -6,8 +6,10 @@ use std::time::{Duration, Instant};
 
 use wasmtime::Engine;
 
-use super::component::{self, Code, Compile, FileIdentity, LoadedTool, NotLoaded, Prepared, Read};
-use super::component::{LoadDiagnostic, LoadEvent};
+use super::announce::Announcement;
+use super::code::{self, Deferred, ToolCode};
+use super::compile::{self, Code, Compile, LoadEvent, Prepared, Progress};
+use super::component::{FileIdentity, LoadDiagnostic, LoadedTool, NotLoaded, Read};
 use super::error::RuntimeError;
 use super::grants::{check_fits_pool, grant_access, protected_paths, refuse_unsafe_grants, report_uncallable};
 use super::metadata::load_tool;
@@ -113,6 +115,8 @@ async fn assemble_from(
     let code_mode = policy.code_mode().cloned();
     let version =
         Arc::new(Version { shared, recipe, tools: entries, compiling: Vec::new(), code_mode, diagnostics, read });
+    let deferred = version.tools.values().map(|entry| &entry.tool.code).filter(|code| !code.is_settled());
+    code::link_in_background(deferred.map(Arc::downgrade).collect());
     Ok((version, compiled))
 }
 
@@ -263,7 +267,7 @@ impl Assembly<'_> {
     /// Loads input `index`, prepared; keeps what became of it, and tells the steering.
     async fn load(&mut self, index: usize, input: PreparedInput) {
         let source = input.source.clone();
-        if matches!(input.preparing, Preparing::Compiled { .. }) {
+        if matches!(input.preparing, Preparing::Compiled { .. } | Preparing::Recorded { .. }) {
             self.compiled.push((index, source.clone()));
         }
         let outcome = load_prepared(self.shared, input, self.limits, self.policy, self.previous, &mut self.retry).await;
@@ -333,12 +337,11 @@ fn preparation(
 ) -> impl FnOnce() -> Preparing + Send + 'static {
     let before_digest = previous.and_then(|inner| inner.loaded_from(source)).map(|tool| tool.digest);
     let (engine, linkers) = (shared.engine.clone(), shared.linkers.clone());
-    let (cache, shipped) = (shared.cache.clone(), shared.precompiled.clone());
+    let (cache, shipped, pooling) = (shared.cache.clone(), shared.precompiled.clone(), shared.pooling);
     let (label, progress) = (source.to_owned(), shared.progress.clone());
     move || {
-        let report = |event: LoadEvent<'_>| progress.as_ref().map_or((), |report| report(event));
-        let code = Code { shipped: &shipped, cache: cache.as_ref() };
-        prepare_input(&engine, &linkers, code, read, before_digest, &label, &report, cached_only)
+        let code = Code { shipped: &shipped, cache: cache.as_ref(), pooling };
+        prepare_input(&engine, &linkers, code, read, before_digest, &label, progress.as_ref(), cached_only)
     }
 }
 
@@ -372,6 +375,7 @@ async fn load_prepared(
         (Preparing::Unchanged { .. }, None) => {
             Err(NotLoaded { reason: "changed while it was read; the next reload reads it again".into(), by_host: true })
         }
+        (Preparing::Recorded { identity, tool }, _) => Ok(tool.read_from(identity)),
         (Preparing::Uncached(_), _) => Err(NotLoaded {
             reason: "was not compiled (an internal error); reload to compile it".into(),
             by_host: true,
@@ -382,6 +386,9 @@ async fn load_prepared(
                 Ok(prepared) => {
                     let _loading = shared.loading.lock().await;
                     let loaded = load_tool(&shared.engine, source.clone(), digest, *prepared, limits).await;
+                    if let Ok(tool) = &loaded {
+                        shared.code().keep_said(&shared.engine, &tool.digest, &Announcement::of(tool).to_payload());
+                    }
                     loaded.map(|tool| tool.read_from(identity))
                 }
                 Err(reason) => Err(reason.into()),
@@ -431,6 +438,9 @@ enum Preparing {
     Unchanged { identity: Option<FileIdentity> },
     /// Compiled (or read from the cache) and linked, or why not.
     Compiled { digest: [u8; 32], identity: Option<FileIdentity>, prepared: Result<Box<Prepared>, String> },
+    /// Listed from the compile cache's record of what it said of itself, its code linked when
+    /// first needed.
+    Recorded { identity: Option<FileIdentity>, tool: Box<LoadedTool> },
     /// Not in the compile cache, when only the cache was to be read: what was read, to compile.
     Uncached(Read),
 }
@@ -445,9 +455,10 @@ fn prepare_input(
     read: Read,
     before: Option<[u8; 32]>,
     source: &str,
-    report: &dyn Fn(LoadEvent<'_>),
+    progress: Option<&Progress>,
     cached_only: bool,
 ) -> Preparing {
+    let report = |event: LoadEvent<'_>| progress.map_or((), |report| report(event));
     let (bytes, digest, identity) = match read {
         Read::Failed(reason) => return Preparing::Failed(reason),
         Read::Same { digest, identity } if before == Some(digest) => {
@@ -459,6 +470,9 @@ fn prepare_input(
     if before == Some(digest) {
         return Preparing::Unchanged { identity };
     }
+    if cached_only && let Some(tool) = recorded_tool(engine, linkers, code, &bytes, digest, source, progress) {
+        return Preparing::Recorded { identity, tool: Box::new(tool) };
+    }
     let started = Instant::now();
     let compiled = std::cell::Cell::new(false);
     let compiling = || {
@@ -466,7 +480,7 @@ fn prepare_input(
         report(LoadEvent::Compiling { source, bytes: bytes.len() });
     };
     let compile = if cached_only { Compile::CachedOnly } else { Compile::Announced(&compiling) };
-    let prepared = match component::prepare(engine, linkers, code, &bytes, &digest, compile) {
+    let prepared = match compile::prepare(engine, linkers, code, &bytes, &digest, compile) {
         Ok(Some(prepared)) => Ok(prepared),
         Ok(None) => return Preparing::Uncached(Read::Bytes { bytes, digest, identity }),
         Err(reason) => Err(reason),
@@ -480,6 +494,43 @@ fn prepare_input(
     }
     tracing::debug!(bytes = bytes.len(), elapsed_ms = started.elapsed().as_millis(), "prepared");
     Preparing::Compiled { digest, identity, prepared: prepared.map(Box::new) }
+}
+
+/// The tool the compile cache's record of what it said of itself describes, checked as its
+/// exports were, its code deferred ([`ToolCode::deferred`]); `None` when there is no such
+/// record (or it is refused), or neither shipped code nor a compiled entry for it.
+fn recorded_tool(
+    engine: &Engine,
+    linkers: &Linkers,
+    code: Code<'_>,
+    bytes: &bytes::Bytes,
+    digest: [u8; 32],
+    source: &str,
+    progress: Option<&Progress>,
+) -> Option<LoadedTool> {
+    let cache = code.cache?;
+    if !code.shipped.has(&digest) && !cache.has_entry(engine, &digest) {
+        return None;
+    }
+    let announced = match Announcement::from_record(&code.said(engine, &digest)?)? {
+        Ok(announced) => announced,
+        Err(reason) => {
+            tracing::debug!(%source, %reason, "the record of what a tool said is not valid; reading its exports");
+            return None;
+        }
+    };
+    let deferred = Deferred {
+        source: source.to_owned(),
+        progress: progress.cloned(),
+        bytes: bytes.clone(),
+        digest,
+        engine: engine.clone(),
+        linkers: linkers.clone(),
+        shipped: code.shipped.clone(),
+        cache: Some(cache.clone()),
+        pooling: code.pooling,
+    };
+    Some(announced.into_tool(source.to_owned(), digest, ToolCode::deferred(deferred)))
 }
 
 /// The slowest an optimized Cranelift compiles, with room for a busy machine: about 1.2 MB/s

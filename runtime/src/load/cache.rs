@@ -10,7 +10,7 @@
 
 use std::fs::{self, File};
 use std::hash::{Hash, Hasher};
-use std::io::Write as _;
+use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,6 +21,11 @@ use wasmtime::component::Component;
 /// The first bytes of every entry, naming the format. (`toolcel1` entries, MAC'd with
 /// HMAC-SHA256, are not read: their components are compiled again.)
 const MAGIC: &[u8; 8] = b"toolcel2";
+/// The first bytes of a record of what a component said of itself (`<id>.said`).
+const SAID_MAGIC: &[u8; 8] = b"toolsay1";
+/// The most a record of what a component said of itself may hold: a tool whose definition is
+/// bigger is read from its exports at every start, and a bigger file is not read.
+const MAX_SAID_BYTES: u64 = 16 << 20;
 const TAG_BYTES: usize = 32;
 const KEY_BYTES: usize = 32;
 
@@ -82,7 +87,7 @@ impl CompileCache {
         let id = entry_id(engine, digest);
         let path = self.dir.join(format!("{}.cwasm", hex(&id)));
         let entry = fs::read(&path).ok()?;
-        match authenticated(key, &id, &entry) {
+        match authenticated(MAGIC, key, &id, &entry) {
             Some(serialized) => match deserialize(engine, serialized) {
                 Ok(component) => return Some(component),
                 Err(err) => tracing::debug!(path = %path.display(), %err, "ignoring an unusable cache entry"),
@@ -93,6 +98,50 @@ impl CompileCache {
             ),
         }
         None
+    }
+
+    /// Whether this cache has an entry for the component whose [`digest`] is `digest`, not
+    /// yet checked ([`Self::cached`] checks it).
+    pub(crate) fn has_entry(&self, engine: &Engine, digest: &[u8; 32]) -> bool {
+        self.key.is_some() && self.dir.join(format!("{}.cwasm", hex(&entry_id(engine, digest)))).is_file()
+    }
+
+    /// What the component whose [`digest`] is `digest` said of itself when this version of
+    /// toolcell loaded it under this engine's settings and these `settings` (what else decides
+    /// whether it loads), as an [`super::Announcement`]'s payload, if this cache has an
+    /// authentic record of it.
+    pub(crate) fn said(&self, engine: &Engine, digest: &[u8; 32], settings: &[u8]) -> Option<Vec<u8>> {
+        let key = self.key.as_ref()?;
+        let id = said_id(engine, digest, settings);
+        let path = self.dir.join(format!("{}.said", hex(&id)));
+        let mut record = Vec::new();
+        let limit = MAX_SAID_BYTES + (MAGIC.len() + TAG_BYTES) as u64;
+        File::open(&path).ok()?.take(limit + 1).read_to_end(&mut record).ok()?;
+        if record.len() as u64 > limit {
+            tracing::warn!(path = %path.display(), "a compile-cache record is too big to be one; not reading it");
+            return None;
+        }
+        let Some(payload) = authenticated(SAID_MAGIC, key, &id, &record) else {
+            tracing::warn!(path = %path.display(), "a compile-cache record failed authentication (changed or swapped)");
+            return None;
+        };
+        let start = record.len() - payload.len();
+        Some(record.split_off(start))
+    }
+
+    /// Keeps what the component whose [`digest`] is `digest` said of itself, read from its
+    /// exports once it loaded, for [`Self::said`]. Failing to store is logged and never fails
+    /// the load.
+    pub(crate) fn keep_said(&self, engine: &Engine, digest: &[u8; 32], settings: &[u8], payload: &[u8]) {
+        let Some(key) = &self.key else { return };
+        if payload.len() as u64 > MAX_SAID_BYTES {
+            return;
+        }
+        let id = said_id(engine, digest, settings);
+        let path = self.dir.join(format!("{}.said", hex(&id)));
+        if let Err(err) = write_atomically(&path, &seal(SAID_MAGIC, key, &id, payload)) {
+            tracing::debug!(dir = %self.dir.display(), %err, "could not store what a component said of itself");
+        }
     }
 
     /// `bytes` (whose [`digest`] is `digest`) compiled, announced by calling `compiling`, and
@@ -111,7 +160,7 @@ impl CompileCache {
         let id = entry_id(engine, digest);
         let path = self.dir.join(format!("{}.cwasm", hex(&id)));
         let stored = component.serialize().map_err(|err| err.to_string()).and_then(|serialized| {
-            write_atomically(&path, &seal(key, &id, &serialized)).map_err(|err| err.to_string())
+            write_atomically(&path, &seal(MAGIC, key, &id, &serialized)).map_err(|err| err.to_string())
         });
         if let Err(err) = stored {
             tracing::debug!(dir = %self.dir.display(), %err, "could not store a compiled component");
@@ -148,35 +197,49 @@ fn entry_id(engine: &Engine, digest: &[u8; 32]) -> [u8; 32] {
     hasher.0.finalize().into()
 }
 
-/// The MAC of an entry: keyed BLAKE3 over the format, the entry's id and the compiled bytes.
-fn tag(key: &[u8; KEY_BYTES], id: &[u8; 32], serialized: &[u8]) -> blake3::Hash {
+/// Names a record of what a component said of itself: its entry's id, this version of
+/// toolcell (whose checks of what a tool says change between versions) and the `settings` it
+/// loaded under.
+fn said_id(engine: &Engine, digest: &[u8; 32], settings: &[u8]) -> [u8; 32] {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(&entry_id(engine, digest));
+    hasher.update(b"said by the component, read by toolcell ");
+    hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
+    hasher.update(b" under ");
+    hasher.update(settings);
+    hasher.finalize().into()
+}
+
+/// The MAC of an entry or record: keyed BLAKE3 over its format (`magic`), its id and its
+/// contents.
+fn tag(magic: &[u8; 8], key: &[u8; KEY_BYTES], id: &[u8; 32], contents: &[u8]) -> blake3::Hash {
     let mut mac = blake3::Hasher::new_keyed(key);
-    mac.update(MAGIC);
+    mac.update(magic);
     mac.update(id);
-    mac.update(serialized);
+    mac.update(contents);
     mac.finalize()
 }
 
-/// An entry: the magic, the tag, the serialized component.
-fn seal(key: &[u8; KEY_BYTES], id: &[u8; 32], serialized: &[u8]) -> Vec<u8> {
-    let tag = tag(key, id, serialized);
-    let mut entry = Vec::with_capacity(MAGIC.len() + TAG_BYTES + serialized.len());
-    entry.extend_from_slice(MAGIC);
+/// An entry or record: the magic, the tag, the contents.
+fn seal(magic: &[u8; 8], key: &[u8; KEY_BYTES], id: &[u8; 32], contents: &[u8]) -> Vec<u8> {
+    let tag = tag(magic, key, id, contents);
+    let mut entry = Vec::with_capacity(magic.len() + TAG_BYTES + contents.len());
+    entry.extend_from_slice(magic);
     entry.extend_from_slice(tag.as_bytes());
-    entry.extend_from_slice(serialized);
+    entry.extend_from_slice(contents);
     entry
 }
 
-/// The serialized component in `entry`, if the entry is this cache's, for exactly `id`.
-fn authenticated<'a>(key: &[u8; KEY_BYTES], id: &[u8; 32], entry: &'a [u8]) -> Option<&'a [u8]> {
-    let rest = entry.strip_prefix(MAGIC.as_slice())?;
+/// The contents of `entry`, if it is this cache's, of the format `magic`, for exactly `id`.
+fn authenticated<'a>(magic: &[u8; 8], key: &[u8; KEY_BYTES], id: &[u8; 32], entry: &'a [u8]) -> Option<&'a [u8]> {
+    let rest = entry.strip_prefix(magic.as_slice())?;
     if rest.len() < TAG_BYTES {
         return None;
     }
-    let (expected, serialized) = rest.split_at(TAG_BYTES);
+    let (expected, contents) = rest.split_at(TAG_BYTES);
     let expected = blake3::Hash::from_bytes(expected.try_into().ok()?);
     // `blake3::Hash` compares in constant time.
-    (tag(key, id, serialized) == expected).then_some(serialized)
+    (tag(magic, key, id, contents) == expected).then_some(contents)
 }
 
 /// Loads a component this cache serialized and authenticated.
@@ -319,14 +382,14 @@ mod tests {
     fn entries_authenticate_only_for_their_key_and_component() {
         let (key, other_key) = ([7u8; KEY_BYTES], [8u8; KEY_BYTES]);
         let (id, other_id) = ([1u8; 32], [2u8; 32]);
-        let entry = seal(&key, &id, b"machine code");
-        assert_eq!(authenticated(&key, &id, &entry), Some(b"machine code".as_slice()));
-        assert_eq!(authenticated(&other_key, &id, &entry), None, "another key");
-        assert_eq!(authenticated(&key, &other_id, &entry), None, "another component's entry");
+        let entry = seal(MAGIC, &key, &id, b"machine code");
+        assert_eq!(authenticated(MAGIC, &key, &id, &entry), Some(b"machine code".as_slice()));
+        assert_eq!(authenticated(MAGIC, &other_key, &id, &entry), None, "another key");
+        assert_eq!(authenticated(MAGIC, &key, &other_id, &entry), None, "another component's entry");
         let mut patched = entry.clone();
         *patched.last_mut().unwrap() ^= 1;
-        assert_eq!(authenticated(&key, &id, &patched), None, "one byte changed");
-        assert_eq!(authenticated(&key, &id, &entry[..20]), None, "truncated");
+        assert_eq!(authenticated(MAGIC, &key, &id, &patched), None, "one byte changed");
+        assert_eq!(authenticated(MAGIC, &key, &id, &entry[..20]), None, "truncated");
     }
 
     /// The component from the cache, or compiled and stored: how a load uses the cache.
@@ -357,14 +420,14 @@ mod tests {
         // Sealed with the right key, but not an artifact this engine can load: what an entry
         // written by another wasmtime version looks like once it passes authentication.
         let stale = b"compiled by another version of wasmtime";
-        fs::write(&path, seal(&key, &id, stale)).unwrap();
+        fs::write(&path, seal(MAGIC, &key, &id, stale)).unwrap();
 
         let compiled = std::cell::Cell::new(false);
         let component =
             cached_or_compiled(&cache, &engine, &bytes, &digest, &|| compiled.set(true)).expect("compiled afresh");
         assert!(compiled.get(), "compiling was announced");
         let entry = fs::read(&path).unwrap();
-        let serialized = authenticated(&key, &id, &entry).expect("the replacement authenticates");
+        let serialized = authenticated(MAGIC, &key, &id, &entry).expect("the replacement authenticates");
         assert_ne!(serialized, stale.as_slice(), "the stale entry was replaced");
         assert_eq!(serialized, component.serialize().unwrap(), "by the component just compiled");
         let _ = fs::remove_dir_all(&dir);
@@ -394,6 +457,49 @@ mod tests {
             .unwrap()
             .filter(|entry| entry.as_ref().unwrap().path().extension() == Some("cwasm".as_ref()));
         assert_eq!(entries.count(), 2, "one entry per engine");
+        let _ = fs::remove_dir_all(&dir);
+        let _ = fs::remove_file(key_path(&dir));
+    }
+
+    #[test]
+    fn a_record_of_what_a_component_said_is_read_back_only_for_it_and_as_written() {
+        let dir = std::env::temp_dir().join(format!("toolcell-cache-said-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let cache = CompileCache::new(dir.clone()).usable().expect("a fresh folder is usable");
+        let key = cache.key.clone().expect("a key");
+        let engine = Engine::default();
+        let (echo, other) = ([1u8; 32], [2u8; 32]);
+        assert_eq!(cache.said(&engine, &echo, b""), None, "nothing kept yet");
+        cache.keep_said(&engine, &echo, b"", br#"{"name": "echo"}"#);
+        assert_eq!(cache.said(&engine, &echo, b"").as_deref(), Some(br#"{"name": "echo"}"#.as_slice()));
+        assert_eq!(cache.said(&engine, &other, b""), None, "another component's");
+        let fuel = Engine::new(wasmtime::Config::new().consume_fuel(true)).expect("an engine");
+        assert_eq!(cache.said(&fuel, &echo, b""), None, "under other engine settings");
+        assert_eq!(cache.said(&engine, &echo, b"pooled"), None, "under other load settings");
+
+        let path = |digest: &[u8; 32]| cache.dir().join(format!("{}.said", hex(&said_id(&engine, digest, b""))));
+        let record = fs::read(path(&echo)).unwrap();
+        // Swapped: the echo record put where the other component's would be.
+        fs::write(path(&other), &record).unwrap();
+        assert_eq!(cache.said(&engine, &other, b""), None, "a record moved to another component");
+        // Patched, truncated, or an entry's format under the record's name.
+        let mut patched = record.clone();
+        *patched.last_mut().unwrap() ^= 1;
+        for forged in
+            [patched, record[..record.len() - 1].to_vec(), seal(MAGIC, &key, &said_id(&engine, &echo, b""), b"{}")]
+        {
+            fs::write(path(&echo), forged).unwrap();
+            assert_eq!(cache.said(&engine, &echo, b""), None);
+        }
+        // Flooded: a record too big to be one is neither written nor read.
+        let big = vec![b' '; MAX_SAID_BYTES as usize + 1];
+        fs::remove_file(path(&other)).unwrap();
+        cache.keep_said(&engine, &other, b"", &big);
+        assert!(!path(&other).exists(), "not written");
+        fs::write(path(&echo), seal(SAID_MAGIC, &key, &said_id(&engine, &echo, b""), &big)).unwrap();
+        assert_eq!(cache.said(&engine, &echo, b""), None, "not read");
+        fs::write(path(&echo), seal(SAID_MAGIC, &key, &said_id(&engine, &echo, b""), &big[1..])).unwrap();
+        assert_eq!(cache.said(&engine, &echo, b"").map(|said| said.len()), Some(big.len() - 1), "the most");
         let _ = fs::remove_dir_all(&dir);
         let _ = fs::remove_file(key_path(&dir));
     }

@@ -1,5 +1,6 @@
-//! One component: read (by identity where a file vouches for its bytes), compiled or read from
-//! the cache, and linked; then, once its metadata is read ([`super::metadata`]), a tool.
+//! One component: read (by identity where a file vouches for its bytes), then, once its code is
+//! prepared ([`super::compile`]) and its metadata read ([`super::metadata`]), or its record read
+//! from the compile cache, a tool whose code is linked once ([`super::code`]).
 
 use std::fmt;
 use std::fs::{File, Metadata};
@@ -9,44 +10,15 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
-use wasmtime::Engine;
-use wasmtime::component::{Component, Linker};
 
-use super::cache::{self, CompileCache};
-use super::precompiled::Precompiled;
+use super::cache;
+use super::code::ToolCode;
 use crate::bindings::ToolCorePre;
-use crate::bindings::annotations::AnnotationsExportPre;
-use crate::bindings::capabilities::CapabilityRequestsPre;
 use crate::policy::RequestedCapabilities;
 use crate::sandbox::Sandbox;
 use crate::sandbox::link::Linkers;
 use crate::tool::definition::ToolDefinition;
 use toolcell_schema::CompiledSchema;
-
-/// What loading is doing, for a progress display. Only compilation is reported: a component
-/// read from the compile cache is ready in milliseconds, one compiled takes seconds.
-/// Components are compiled one at a time, smallest first (each compilation uses every core),
-/// so each is in the cache as soon as it is done.
-#[derive(Debug, Clone, Copy)]
-#[non_exhaustive]
-pub enum LoadEvent<'a> {
-    /// A component (named by its file or label) is being compiled: it was not in the cache.
-    Compiling {
-        /// The file or label.
-        source: &'a str,
-        /// The component's size.
-        bytes: usize,
-    },
-    /// That compilation ended, in a compiled component or an error.
-    Compiled {
-        /// The file or label.
-        source: &'a str,
-        /// How long it took.
-        elapsed: Duration,
-        /// Whether it compiled (and, with a cache, is kept there for the next start).
-        ok: bool,
-    },
-}
 
 /// A component that was not loaded, and why. Loading goes on with the other components.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -195,18 +167,6 @@ impl From<&str> for NotLoaded {
     }
 }
 
-/// A component compiled and linked (without HTTP), its exports found.
-pub(crate) struct Prepared {
-    pub(super) component: Component,
-    pub(super) core: ToolCorePre<Sandbox>,
-    /// Absent for tools built before the `capabilities` export existed.
-    pub(super) capabilities: Option<CapabilityRequestsPre<Sandbox>>,
-    /// Absent for tools built before the `annotations` export existed.
-    pub(super) annotations: Option<AnnotationsExportPre<Sandbox>>,
-    /// It imports `wasi:http`'s outgoing handler: it makes HTTP requests.
-    pub(super) uses_http: bool,
-}
-
 /// A tool ready to be called. Cheap to clone: a reload reuses it when its file is unchanged.
 #[derive(Clone)]
 pub(crate) struct LoadedTool {
@@ -218,10 +178,10 @@ pub(crate) struct LoadedTool {
     /// The identity of the file those bytes were read from, when it vouches for them: a
     /// reload does not read a file that still has it.
     pub(crate) identity: Option<FileIdentity>,
-    pub(super) component: Component,
-    /// Linked without `wasi:http`: the starting point whatever the policy grants.
-    pub(super) unlinked_http: ToolCorePre<Sandbox>,
-    pub(crate) pre: ToolCorePre<Sandbox>,
+    /// Its code, linked once (at load, or when first needed: [`super::code`]).
+    pub(crate) code: Arc<ToolCode>,
+    /// Its calls are linked with `wasi:http` (the operator granted it HTTP hosts).
+    pub(crate) http: bool,
     pub(crate) parameters: Arc<CompiledSchema>,
     pub(crate) output: Option<Arc<CompiledSchema>>,
     /// What the tool itself says of `open_world`; without a word, grants decide.
@@ -230,121 +190,16 @@ pub(crate) struct LoadedTool {
     pub(crate) uses_http: bool,
 }
 
-/// Where a component's code comes from without compiling it: the code the program ships,
-/// then the compile cache.
-#[derive(Clone, Copy)]
-pub(crate) struct Code<'a> {
-    pub(crate) shipped: &'a Precompiled,
-    pub(crate) cache: Option<&'a CompileCache>,
-}
-
-impl Code<'_> {
-    /// Whether any component could come from either.
-    pub(crate) fn has_any(&self) -> bool {
-        self.cache.is_some() || !self.shipped.is_empty()
-    }
-
-    fn compiled(&self, engine: &Engine, digest: &[u8; 32]) -> Option<Component> {
-        self.shipped.component(engine, digest).or_else(|| self.cache?.cached(engine, digest))
-    }
-}
-
-/// Whether [`prepare`] may compile.
-#[derive(Clone, Copy)]
-pub(crate) enum Compile<'a> {
-    /// Only from shipped code or the compile cache: `Ok(None)` when neither has it.
-    CachedOnly,
-    /// Compile it, calling this first, and store it in the cache (the caller has looked for
-    /// its code already, with [`Compile::CachedOnly`]).
-    Announced(&'a dyn Fn()),
-}
-
-/// Compiles (or takes from shipped code or the cache) and links a component. Blocking:
-/// compilation takes hundreds of milliseconds or more.
-pub(crate) fn prepare(
-    engine: &Engine,
-    linkers: &Linkers,
-    code: Code<'_>,
-    bytes: &[u8],
-    digest: &[u8; 32],
-    compile: Compile<'_>,
-) -> Result<Option<Prepared>, String> {
-    const MAGIC: &[u8] = b"\0asm";
-    const CORE_VERSION: &[u8] = &[1, 0, 0, 0];
-    if bytes.len() < 8 || &bytes[..4] != MAGIC {
-        return Err("is not a WebAssembly file (it does not start with the `\\0asm` magic bytes)".into());
-    }
-    if &bytes[4..8] == CORE_VERSION {
-        return Err("is a core WebAssembly module, not a component: build the tool for the `wasm32-wasip2` \
-                    target, which produces a component"
-            .into());
-    }
-    let compiled = match (compile, code.cache) {
-        (Compile::CachedOnly, _) => match code.compiled(engine, digest) {
-            Some(component) => Ok(component),
-            None => return Ok(None),
-        },
-        (Compile::Announced(compiling), Some(cache)) => cache.compile_and_store(engine, bytes, digest, compiling),
-        (Compile::Announced(compiling), None) => {
-            compiling();
-            Component::from_binary(engine, bytes)
-        }
-    };
-    let component = compiled.map_err(compile_error)?;
-    let linker = linkers.without_http(engine, &component).map_err(|err| format!("cannot be linked: {err}"))?;
-    let pre = link(&linker, &component)?;
-    let capabilities = match component.get_export_index(None, "capabilities") {
-        Some(_) => Some(CapabilityRequestsPre::new(pre.clone()).map_err(|err| {
-            format!("exports `capabilities` with the wrong type ({err}); rebuild it with the current toolcell-guest")
-        })?),
-        None => None,
-    };
-    let annotations = match component.get_export_index(None, "annotations") {
-        Some(_) => Some(AnnotationsExportPre::new(pre.clone()).map_err(|err| {
-            format!("exports `annotations` with the wrong type ({err}); rebuild it with the current toolcell-guest")
-        })?),
-        None => None,
-    };
-    let core = ToolCorePre::new(pre).map_err(|err| {
-        format!(
-            "does not export the `toolcell:tool/tool` world ({err}); \
-             is it a tool built with toolcell-guest's #[tool]? A `wasi:cli` command is not a tool"
-        )
-    })?;
-    let uses_http =
-        component.component_type().imports(engine).any(|(name, _)| name.starts_with("wasi:http/outgoing-handler"));
-    Ok(Some(Prepared { component, core, capabilities, annotations, uses_http }))
-}
-
 /// Whether a tool reaches the open world: what it declares, else whether it requests or is
 /// granted any HTTP host.
 pub(crate) fn open_world(declared: Option<bool>, requested: &RequestedCapabilities, granted_hosts: bool) -> bool {
     declared.unwrap_or(granted_hosts || !requested.http_hosts.is_empty())
 }
 
-fn compile_error(err: wasmtime::Error) -> String {
-    let text = err.to_string();
-    if text.contains("pooling allocator") {
-        // The pool's per-component maxima are one call's share of the pool.
-        format!(
-            "cannot run in a pooled instance slot: {text}. One call may use at most one slot's share of memories, \
-             tables and core instances; simplify the tool, or load it in a runtime without pooling"
-        )
-    } else {
-        format!("could not be compiled: {text}")
-    }
-}
-
-fn link(linker: &Linker<Sandbox>, component: &Component) -> Result<wasmtime::component::InstancePre<Sandbox>, String> {
-    linker.instantiate_pre(component).map_err(|err| {
-        format!("cannot be linked: {err}. A tool may import only WASI 0.2 interfaces that toolcell provides")
-    })
-}
-
 impl LoadedTool {
     /// The same tool linked as when it was loaded (without `wasi:http`), for a new set of grants.
     pub(crate) fn without_grants(&self) -> Self {
-        Self { pre: self.unlinked_http.clone(), ..self.clone() }
+        Self { http: false, ..self.clone() }
     }
 
     /// The same tool, its bytes last read from a file of this identity.
@@ -359,10 +214,18 @@ impl LoadedTool {
             Some(open_world(self.declared_open_world, &self.requested, granted_hosts));
     }
 
-    /// Links the tool with `wasi:http`, for a tool the operator granted HTTP hosts.
+    /// Links the tool's calls with `wasi:http`, for a tool the operator granted HTTP hosts:
+    /// at once when its code is linked, else with its code.
     pub(crate) fn link_http(&mut self, linkers: &Linkers) -> Result<(), String> {
-        let pre = link(linkers.with_http(), &self.component)?;
-        self.pre = ToolCorePre::new(pre).map_err(|err| format!("cannot be linked with wasi:http: {err}"))?;
-        Ok(())
+        self.http = true;
+        match self.code.linked_now(linkers, true) {
+            Some(Err(reason)) => Err(reason),
+            Some(Ok(_)) | None => Ok(()),
+        }
+    }
+
+    /// The code a call runs, linked as the tool's grants have it; see [`ToolCode::pre`].
+    pub(crate) async fn pre(&self, linkers: &Linkers) -> Result<ToolCorePre<Sandbox>, String> {
+        self.code.pre(linkers, self.http).await
     }
 }

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use serde_json::Value;
 use wasmtime::Engine;
 
-use super::component::{LoadedTool, NotLoaded, Prepared};
+use super::code::ToolCode;
+use super::compile::Prepared;
+use super::component::{LoadedTool, NotLoaded};
 use crate::bindings::annotations::ToolAnnotations as DeclaredAnnotations;
 use crate::policy::{Access, RequestedCapabilities, RequestedDirectory};
 use crate::sandbox::Network;
@@ -73,9 +75,8 @@ pub(crate) async fn load_tool(
         source,
         digest,
         identity: None,
-        component: prepared.component,
-        unlinked_http: prepared.core.clone(),
-        pre: prepared.core,
+        code: ToolCode::linked(prepared.component, prepared.core),
+        http: false,
         parameters: Arc::new(parameters),
         output: output.map(Arc::new),
         declared_open_world,

@@ -13,6 +13,8 @@
 mod announce;
 mod assemble;
 pub(crate) mod cache;
+mod code;
+mod compile;
 mod component;
 mod error;
 mod grants;
@@ -26,7 +28,9 @@ mod version;
 use std::sync::Arc;
 
 pub(crate) use self::announce::{AnnouncedTool, Announcement, announced};
-pub use self::component::{LoadDiagnostic, LoadEvent};
+pub use self::compile::LoadEvent;
+pub(crate) use self::compile::Progress;
+pub use self::component::LoadDiagnostic;
 pub use self::error::RuntimeError;
 pub(crate) use self::grants::{max_memory_bytes, nests_calls};
 pub(crate) use self::precompiled::artifact;
@@ -34,7 +38,7 @@ pub use self::precompiled::{NotAnArtifact, Precompiled};
 pub(crate) use self::registry::RegistryLoading;
 pub(crate) use self::sources::{Snapshot, read_policy};
 pub(crate) use self::steer::{Steer, Wanted};
-pub(crate) use self::version::{Progress, Recipe, Shared, Source, ToolEntry, Version};
+pub(crate) use self::version::{Recipe, Shared, Source, ToolEntry, Version};
 
 /// What the first version of the tools `recipe` names is built from: read before the engine
 /// exists, since its policy sizes the pool.

@@ -86,6 +86,11 @@ impl Precompiled {
         self.by_digest.is_empty()
     }
 
+    /// Whether it has code for the component whose digest is `digest`.
+    pub(crate) fn has(&self, digest: &[u8; DIGEST_BYTES]) -> bool {
+        self.by_digest.contains_key(digest)
+    }
+
     /// The component whose digest is `digest`, from its shipped code, when there is code for
     /// it that `engine` accepts.
     pub(crate) fn component(&self, engine: &Engine, digest: &[u8; DIGEST_BYTES]) -> Option<Component> {

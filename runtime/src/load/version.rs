@@ -7,9 +7,8 @@ use std::sync::Arc;
 use wasmtime::Engine;
 
 use super::cache::CompileCache;
-use super::component::Code;
-use super::component::LoadedTool;
-use super::component::{LoadDiagnostic, LoadEvent};
+use super::compile::{Code, Progress};
+use super::component::{LoadDiagnostic, LoadedTool};
 use super::precompiled::Precompiled;
 use crate::observe::metrics::{Recorder, ToolCounters};
 use crate::policy::{Access, CodeModePolicy, Grants, Policy};
@@ -17,9 +16,6 @@ use crate::sandbox::engine::{EpochTicker, Pooling};
 use crate::sandbox::link::Linkers;
 use crate::sandbox::ready::{ReadyRoom, ReadySlot};
 use crate::tool::limits::Limits;
-
-/// Reports compilation as it happens ([`crate::RuntimeBuilder::on_load_progress`]).
-pub(crate) type Progress = Arc<dyn Fn(LoadEvent<'_>) + Send + Sync>;
 
 /// Where components come from, in the order they were added.
 #[derive(Clone)]
@@ -101,7 +97,7 @@ pub(crate) struct Shared {
 impl Shared {
     /// Where components' code comes from without compiling them.
     pub(crate) fn code(&self) -> Code<'_> {
-        Code { shipped: &self.precompiled, cache: self.cache.as_ref() }
+        Code { shipped: &self.precompiled, cache: self.cache.as_ref(), pooling: self.pooling }
     }
 }
 
