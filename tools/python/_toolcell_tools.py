@@ -29,26 +29,33 @@ class Tools:
     name that is not an identifier. `dir(tools)` lists them; `help` shows each one's use."""
 
     def __init__(self, callables):
-        self._by_name = {tool.name: _function(tool) for tool in callables}
+        # A function is made at its first use: making one (its signature and docstring from
+        # the schema) costs more than a nested call, and a program calls few of its tools.
+        self._by_name = {tool.name: tool for tool in callables}
+        self._functions = {}
         self._by_attribute = {}
-        for name, function in self._by_name.items():
+        for name in self._by_name:
             attribute = name.replace("-", "_")
             if attribute.isidentifier() and not keyword.iskeyword(attribute):
-                self._by_attribute.setdefault(attribute, function)
+                self._by_attribute.setdefault(attribute, name)
 
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        try:
-            return self._by_attribute[name]
-        except KeyError:
-            raise AttributeError(self._missing(name)) from None
+        if name not in self._by_attribute:
+            raise AttributeError(self._missing(name))
+        return self._function(self._by_attribute[name])
 
     def __getitem__(self, name):
-        try:
-            return self._by_name[name]
-        except KeyError:
-            raise KeyError(self._missing(name)) from None
+        if name not in self._by_name:
+            raise KeyError(self._missing(name))
+        return self._function(name)
+
+    def _function(self, name):
+        function = self._functions.get(name)
+        if function is None:
+            function = self._functions[name] = _function(self._by_name[name])
+        return function
 
     def __dir__(self):
         return sorted(self._by_attribute)
@@ -90,14 +97,21 @@ def _function(tool):
         parameters.append(inspect.Parameter("more", inspect.Parameter.VAR_KEYWORD))
     signature = inspect.Signature(parameters)
     name = tool.name
+    plain = frozenset(named)
+    required_named = [each for each in named if each in required]
 
     def call(*args, **kwargs):
-        try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError as err:
-            raise TypeError(f"tools.{name}: {err}; its signature is {name}{signature}") from None
-        arguments = dict(bound.arguments)
-        arguments.update(arguments.pop("more", {}))
+        if not args and kwargs.keys() <= plain and all(each in kwargs for each in required_named):
+            # Every argument by its own name, as a program writes them: what binding to the
+            # signature gives, in its order, without `inspect`'s cost.
+            arguments = {each: kwargs[each] for each in named if each in kwargs}
+        else:
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as err:
+                raise TypeError(f"tools.{name}: {err}; its signature is {name}{signature}") from None
+            arguments = dict(bound.arguments)
+            arguments.update(arguments.pop("more", {}))
         # An optional parameter left at None is left out: the schema may not accept null.
         arguments = {key: value for key, value in arguments.items() if value is not None or key in required}
         return call_tool(name, arguments)

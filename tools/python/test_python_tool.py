@@ -270,7 +270,7 @@ class StandIn:
 
     def call(self, name, arguments):
         self.made.append((name, json.loads(arguments)))
-        if json.loads(arguments)["expression"] == "1/0":
+        if json.loads(arguments).get("expression") == "1/0":
             raise calls.ToolCallError("rejected_arguments", "The tool rejected the arguments: division by zero", True)
         return json.dumps({"value": 4.0})
 
@@ -319,6 +319,36 @@ class CodeModeTest(unittest.TestCase):
         ]
         for schema, expected in cases:
             self.assertEqual(code_mode._type_text(schema, root, 0), expected, schema)
+
+    def test_keyword_arguments_are_sent_as_binding_the_signature_sends_them(self):
+        schema = {
+            "type": "object",
+            "properties": {
+                "value": {"type": "number"},
+                "to": {"type": "string"},
+                "from": {"type": "string"},
+                "precision": {"type": "integer"},
+            },
+            "required": ["value", "to"],
+        }
+        self.host.callable = lambda: [calls.CallableTool("unit_convert", "Convert.", schema)]
+        run(
+            "tools.unit_convert(to='km', value=1.5)\n"
+            "tools.unit_convert(1.5, 'km')\n"
+            "tools.unit_convert(precision=None, to='km', value=None)\n"
+            "tools.unit_convert(to='km', value=1, precision=2, **{'from': 'mile'})"
+        )
+        self.assertEqual(
+            [list(arguments.items()) for _, arguments in self.host.made],
+            [
+                [("value", 1.5), ("to", "km")],
+                [("value", 1.5), ("to", "km")],
+                [("value", None), ("to", "km")],
+                [("value", 1), ("to", "km"), ("precision", 2), ("from", "mile")],
+            ],
+        )
+        error = run("tools.unit_convert(to='km')")["error"]
+        self.assertIn("missing a required argument: 'value'", error["message"])
 
     def test_a_failed_call_raises_with_the_hosts_message(self):
         result = run(

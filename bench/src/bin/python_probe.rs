@@ -8,10 +8,13 @@
 //! makes no instance ready before its call (`RuntimeBuilder::ready_instances`). Another standard
 //! tool with `PROBE_TOOL=calculator PROBE_ARGS='{"expression": "1 + 2"}'`. It ends with the
 //! process's peak and current resident memory, to see whether calls leave anything behind.
+//! Code mode with `PROBE_CALL_TOOLS=calculator,regex`: the runtime holds every standard tool
+//! and grants `python` calls to those (`PROBE_ARGS` then names the program and its inputs).
 
 use std::time::Instant;
 
 use serde_json::json;
+use toolcell_runtime::policy::Grants;
 use toolcell_runtime::{Runtime, ToolCall};
 
 fn main() {
@@ -33,7 +36,13 @@ fn main() {
     };
     // PROBE_READY=0: no instance made ready before its call.
     let ready = std::env::var("PROBE_READY").map_or(true, |on| on != "0");
-    let builder = Runtime::builder().component_file(format!("{}/{tool}.wasm", toolcell_tools::DIR));
+    let builder = match std::env::var("PROBE_CALL_TOOLS") {
+        Ok(callees) => {
+            let grants = callees.split(',').fold(Grants::new(), |grants, callee| grants.call_tool(callee.trim()));
+            Runtime::builder().tools_dir(toolcell_tools::DIR).grant(tool.clone(), grants)
+        }
+        Err(_) => Runtime::builder().component_file(format!("{}/{tool}.wasm", toolcell_tools::DIR)),
+    };
     let runtime = tokio.block_on(builder.compile_cache(&cache).ready_instances(ready).build());
     let runtime = runtime.expect("runtime");
     let call = || {
