@@ -30,7 +30,8 @@ class Tools:
 
     def __init__(self, callables):
         # A function is made at its first use: making one (its signature and docstring from
-        # the schema) costs more than a nested call, and a program calls few of its tools.
+        # the schema) costs about a quarter of a millisecond, half a short nested call, and a
+        # program calls few of the tools it may.
         self._by_name = {tool.name: tool for tool in callables}
         self._functions = {}
         self._by_attribute = {}
